@@ -1,0 +1,78 @@
+# mapbench: BPF map benchmarks. `make run` and `make check` are the two entry points.
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+PYTHON := /usr/bin/python3
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+OUT := build
+CFLAGS ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
+LIBS := -lbpf -lelf -lz -ljansson -lgsl -lgslcblas -lm -lpthread
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+endif
+
+BPF_SRCS := $(wildcard progs/*.bpf.c)
+SKELS := $(patsubst progs/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+BENCH_SRCS := $(wildcard src/*.c)
+BENCH_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(BENCH_SRCS))
+# Unit tests link everything but main.
+LIB_OBJS := $(filter-out $(OUT)/main.o,$(BENCH_OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+
+# Debian packages the build, the tests and the scripts need.
+DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
+	libgsl-dev libcmocka-dev gnuplot-nox python3-pandas python3-scipy python3-pytest \
+	util-linux
+
+.SECONDARY:
+.PHONY: all deps run check unit integration clean
+all: bench
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(OUT):
+	mkdir -p $(OUT) $(OUT)/tests
+
+$(OUT)/vmlinux.h: | $(OUT)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.bpf.o: progs/%.bpf.c progs/common.bpf.h progs/bench_shared.h $(OUT)/vmlinux.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iprogs -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.o: src/%.c $(wildcard src/*.h) progs/bench_shared.h $(SKELS) | $(OUT)
+	$(CC) $(APP_CFLAGS) -c $< -o $@
+
+bench: $(BENCH_OBJS)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka
+
+run: deps bench
+	./scripts/run-default
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+integration: bench
+	$(PYTHON) -m pytest -q tests/integration
+
+check: deps bench unit
+	$(PYTHON) -m pytest -q -rs tests
+
+clean:
+	rm -rf $(OUT) bench

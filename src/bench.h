@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The benchmark interface: a configuration parsed from the command line, a
+ * family of benchmarks implementing validate/setup/run/measure/teardown, and
+ * the table that registers every benchmark. */
+#ifndef MAPBENCH_BENCH_H
+#define MAPBENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "bench_shared.h"
+
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,		/* bad input: fix the command line */
+	EXIT_UNSUPPORTED = 2,	/* this kernel or machine cannot run it */
+	EXIT_RUNTIME = 3,	/* it ran and failed */
+};
+
+enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY };
+enum key_order { KEYS_SEQ, KEYS_RANDOM };
+
+/* Which keys each producer visits. */
+enum key_layout {
+	LAYOUT_SHARED,		/* every producer walks all prefilled keys */
+	LAYOUT_SLICED,		/* each producer its own slice of the prefilled keys */
+	LAYOUT_FULL,		/* map filled to max-entries, sliced per producer */
+	LAYOUT_CHURN,		/* keys [nr-entries, max-entries), sliced per producer */
+	LAYOUT_CHURN_PAIRS,	/* the same, one slice per adding/deleting pair */
+};
+
+struct config {
+	const struct bench *bench;
+	int producers;
+	int prod_cpus[MAX_PRODUCERS];	/* pinning, when nr_prod_cpus > 0 */
+	int nr_prod_cpus;		/* MAX_PRODUCERS for -a */
+	int warmup;			/* seconds dropped before the summary */
+	int duration;			/* seconds measured */
+	bool quiet;
+	bool verbose;
+	const char *json_path;
+	const char *label;
+	enum trigger trigger;
+	/* map under test */
+	const char *map_name;
+	int key_size;
+	int value_size;
+	long max_entries;
+	long nr_entries;		/* prefilled keys; -1 until validated */
+	int prealloc;			/* -1 default, 0 --no-prealloc, 1 --prealloc */
+	enum key_order keys;
+	unsigned int seed;
+	int batch;			/* operations per program run */
+	int argc;
+	char **argv;
+};
+
+struct run;
+
+struct family {
+	const char *name;
+	/* Fill defaults and reject bad combinations: one-line error, EXIT_USAGE. */
+	int (*validate)(struct config *cfg);
+	/* Create maps, load programs, prefill: outside any timing. */
+	int (*setup)(struct run *run);
+	/* Run one batch for producer prod (called from its thread); 0 or -errno. */
+	int (*run)(struct run *run, int prod);
+	/* Consistent copy of every producer's counters. */
+	void (*measure)(struct run *run, struct prod_counters *out);
+	void (*teardown)(struct run *run);
+	/* Once per producer thread, before its first run. */
+	int (*thread_init)(struct run *run, int prod);
+};
+
+struct bench {
+	const char *name;
+	const char *aliases[3];		/* e.g. the kernel selftests bench's names */
+	const struct family *family;
+	enum bench_op op;
+	enum key_layout layout;
+	const char *help;
+};
+
+/* One run: its configuration and what setup resolved about the kernel. */
+struct run {
+	struct config *cfg;
+	void *priv;
+	int map_type;			/* enum bpf_map_type value from BTF */
+	const char *map_type_name;	/* e.g. BPF_MAP_TYPE_HASH */
+	const char *loop;		/* "bpf_for" or "bpf_loop" */
+	const char *trigger;		/* trigger actually used */
+	__u32 map_flags;
+	int batch;			/* batch size actually used */
+	long key_set;			/* distinct keys the producers visit */
+};
+
+extern const struct bench benches[];
+extern const int nr_benches;
+const struct bench *bench_find(const char *name);
+
+/* One line on stderr, prefixed "mapbench: ". */
+void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last line mb_err printed, or "". */
+const char *mb_last_error(void);
+
+#endif

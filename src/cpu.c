@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CPU pinning for producers. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "cpu.h"
+
+#define MAX_CPUS 4096
+
+int cpu_online_count(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+bool cpu_is_online(int cpu)
+{
+	static int cpus[MAX_CPUS];
+	static int n = -1;
+	char buf[4096] = "";
+	FILE *f;
+
+	if (n < 0) {
+		f = fopen("/sys/devices/system/cpu/online", "r");
+		if (f && fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = 0;
+			n = parse_cpuset(buf, cpus, MAX_CPUS);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (n < 0)
+		return cpu < cpu_online_count();
+	for (int i = 0; i < n; i++)
+		if (cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+int cpu_validate(struct config *cfg)
+{
+	bool all = cfg->nr_prod_cpus == MAX_PRODUCERS;	/* -a */
+
+	if (!cfg->nr_prod_cpus)
+		return EXIT_OK;
+	if (all && cfg->producers > cpu_online_count()) {
+		mb_err("more pinned producers (%d) than online CPUs (%d): lower -p or drop -a",
+		       cfg->producers, cpu_online_count());
+		return EXIT_USAGE;
+	}
+	if (!all && cfg->producers > cfg->nr_prod_cpus) {
+		mb_err("--prod-affinity names %d CPUs for %d producers", cfg->nr_prod_cpus,
+		       cfg->producers);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < cfg->producers; i++)
+		if (!cpu_is_online(cfg->prod_cpus[i])) {
+			mb_err("CPU %d in --prod-affinity is not online", cfg->prod_cpus[i]);
+			return EXIT_USAGE;
+		}
+	return EXIT_OK;
+}
+
+int cpu_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_ENV_H
+#define MAPBENCH_ENV_H
+#include <jansson.h>
+#include "bench.h"
+
+/* The machine and kernel a result was measured on; "unknown" where unreadable. */
+json_t *env_json(const struct run *run);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_KEYS_H
+#define MAPBENCH_KEYS_H
+#include "bench.h"
+
+struct bpf_map;
+
+/* Check that the layout gives every producer keys to work on and fit the
+ * batch to it; one-line error and EXIT_USAGE otherwise. */
+int layout_validate(struct config *cfg);
+/* Distinct keys the producers visit under cfg's layout. */
+long layout_key_set(const struct config *cfg);
+/* Each producer's op and key range. */
+void layout_assign(const struct config *cfg, struct prod_ctl *ctl);
+/* perm[i] for i < n: ids [0, nr) then [nr, n), each part shuffled when random,
+ * so the prefilled keys are always ids 0..nr-1. */
+void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsigned int seed);
+/* Write keys_permutation() into the BPF array map perm; 0 or -errno. */
+int keys_load(struct bpf_map *perm, const struct config *cfg);
+
+#endif

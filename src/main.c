@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ./bench: parse, validate, set up, run producers under the sampler, then
+ * summarise and write the result. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "cpu.h"
+#include "log.h"
+#include "output.h"
+#include "probe.h"
+#include "producer.h"
+#include "result.h"
+#include "sampler.h"
+#include "stats.h"
+
+static int validate(struct config *cfg)
+{
+	const char *missing;
+	int err;
+
+	err = cpu_validate(cfg);
+	if (!err)
+		err = cfg->bench->family->validate(cfg);
+	if (err)
+		return err;
+	if (cfg->json_path && (err = result_check_path(cfg->json_path))) {
+		mb_err("cannot write --json %s: %s", cfg->json_path, strerror(-err));
+		return EXIT_USAGE;
+	}
+	if (!have_bpf_caps(&missing)) {
+		mb_err("loading BPF programs needs %s: run as root", missing);
+		return EXIT_UNSUPPORTED;
+	}
+	return EXIT_OK;
+}
+
+static int write_result(const struct run *run, const struct samples *s,
+			const struct run_summary *sum, enum run_status status)
+{
+	json_t *doc;
+	int err;
+
+	if (!run->cfg->json_path)
+		return EXIT_OK;
+	doc = result_json(run, s, sum, status);
+	err = doc ? result_write(run->cfg->json_path, doc) : -ENOMEM;
+	json_decref(doc);
+	if (err) {
+		mb_err("writing %s failed: %s", run->cfg->json_path, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	if (!run->cfg->quiet)
+		printf("Result: %s\n", run->cfg->json_path);
+	return EXIT_OK;
+}
+
+/* Exit status of a run that got as far as sampling. */
+static int run_exit_status(const struct samples *s, const struct run_summary *sum, int failed)
+{
+	if (failed)
+		return failed;
+	if (s->interrupted)
+		return 128 + stop_requested;
+	if (sum->errors) {
+		mb_err("%llu map operations failed unexpectedly (see Errors above)",
+		       (unsigned long long)sum->errors);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int measure(struct run *run)
+{
+	const struct family *f = run->cfg->bench->family;
+	struct samples samples = {};
+	struct run_summary sum = {};
+	struct producers prods;
+	int status, failed, werr;
+
+	status = f->setup(run);
+	if (status) {
+		f->teardown(run);
+		if (status == EXIT_UNSUPPORTED)
+			write_result(run, &samples, &sum, RUN_UNSUPPORTED);
+		return status;
+	}
+	output_setup(run);
+	failed = producers_start(&prods, run);
+	if (!failed)
+		failed = sampler_run(run, &prods, &samples);
+	failed = producers_stop(&prods) ?: failed;
+	f->teardown(run);
+
+	summarize_run(&samples, &sum);
+	output_summary(run, &samples, &sum);
+	status = run_exit_status(&samples, &sum, failed);
+	werr = write_result(run, &samples, &sum,
+			    failed ? RUN_FAILED : samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE);
+	samples_free(&samples);
+	return status ?: werr;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	struct run run = { .cfg = &cfg };
+	enum cli_action action;
+	int err;
+
+	err = cli_parse(argc, argv, &cfg, &action);
+	if (err)
+		return err;
+	if (action == CLI_HELP) {
+		cli_usage(stdout);
+		return EXIT_OK;
+	}
+	if (action == CLI_LIST) {
+		cli_list(stdout);
+		return EXIT_OK;
+	}
+	log_setup(cfg.verbose);
+	err = validate(&cfg);
+	if (err)
+		return err;
+	sampler_install_signals();
+	return measure(&run);
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text output in the kernel selftests bench's line formats. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "output.h"
+
+void output_setup(const struct run *run)
+{
+	const struct config *c = run->cfg;
+
+	if (c->quiet)
+		return;
+	printf("Setting up benchmark '%s': map %s (%s, %s), key %d B, value %d B, "
+	       "max_entries %ld, nr_entries %ld, keys %s\n",
+	       c->bench->name, c->map_name, run->map_type_name,
+	       run->map_flags ? "no prealloc" : "prealloc", c->key_size, c->value_size,
+	       c->max_entries, c->nr_entries, c->keys == KEYS_RANDOM ? "random" : "seq");
+	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
+	       "warmup %ds, duration %ds\n",
+	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", run->trigger, run->loop,
+	       run->batch, c->warmup, c->duration);
+	fflush(stdout);
+}
+
+void output_iter(const struct run *run, const struct samples *s, int i)
+{
+	const struct sample *x = &s->v[i];
+
+	if (run->cfg->quiet)
+		return;
+	printf("Iter %3d (%7.3lfus): throughput %8.3lf M ops/s (%7.3lfM ops/prod), latency %8.3lf ns/op%s\n",
+	       i, (x->interval_ns - 1e9) / 1e3, x->mops, x->mops / s->nprod, x->latency_ns,
+	       x->warmup ? " (warmup)" : "");
+	fflush(stdout);
+}
+
+static void print_errors(const struct samples *s, __u64 total)
+{
+	const char *sep = "";
+
+	if (!total) {
+		printf("Errors: none\n");
+		return;
+	}
+	printf("Errors: %llu (", (unsigned long long)total);
+	for (int e = 1; e < ERRNO_SLOTS; e++) {
+		if (!s->errs[e])
+			continue;
+		printf("%s%s %llu", sep, strerrorname_np(e) ?: "errno", (unsigned long long)s->errs[e]);
+		sep = ", ";
+	}
+	printf(")\n");
+}
+
+void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)
+{
+	if (s->interrupted)
+		printf("Interrupted after %d samples (%d measured)\n", s->n, sum->n);
+	if (!sum->n) {
+		printf("Summary: no measured samples\n");
+		print_errors(s, sum->errors);
+		return;
+	}
+	printf("Summary: throughput %8.3lf \u00b1 %5.3lf M ops/s (%7.3lfM ops/prod), latency %8.3lf ns/op\n",
+	       sum->mops.mean, sum->mops.stddev, sum->mops_per_prod, sum->latency_ns.mean);
+	printf("Samples: %d, median %.3lf, min %.3lf, max %.3lf M ops/s, CV %.2lf%%; "
+	       "in-kernel time %.1lf%% of producer wall time\n",
+	       sum->n, sum->mops.median, sum->mops.min, sum->mops.max, sum->mops.cv * 100,
+	       sum->duty * 100);
+	if (!isnan(sum->hit_rate))
+		printf("Hits: %.2lf%% (%llu of %llu)\n", sum->hit_rate * 100,
+		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses));
+	print_errors(s, sum->errors);
+	fflush(stdout);
+}

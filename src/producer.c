@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Producer threads: each runs its benchmark's batches back to back. */
+#include <errno.h>
+#include <string.h>
+#include "cpu.h"
+#include "producer.h"
+
+struct producer_arg {
+	struct producers *p;
+	int id;
+};
+
+static struct producer_arg args[MAX_PRODUCERS];
+
+static void fail(struct producers *p, int status)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&p->failed, &none, status);
+	atomic_store(&p->stop, true);
+}
+
+static void *producer_main(void *opaque)
+{
+	struct producer_arg *a = opaque;
+	struct producers *p = a->p;
+	struct run *run = p->run;
+	const struct family *f = run->cfg->bench->family;
+	int err;
+
+	if (run->cfg->nr_prod_cpus) {
+		err = cpu_pin_self(run->cfg->prod_cpus[a->id]);
+		if (err) {
+			mb_err("pinning producer %d to CPU %d failed: %s", a->id,
+			       run->cfg->prod_cpus[a->id], strerror(-err));
+			fail(p, EXIT_RUNTIME);
+			return NULL;
+		}
+	}
+	if (f->thread_init && f->thread_init(run, a->id)) {
+		mb_err("producer %d could not register with the BPF programs", a->id);
+		fail(p, EXIT_RUNTIME);
+		return NULL;
+	}
+	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+		err = f->run(run, a->id);
+		if (err) {
+			mb_err("producer %d: running a batch failed: %s", a->id, strerror(-err));
+			fail(p, EXIT_RUNTIME);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int producers_start(struct producers *p, struct run *run)
+{
+	memset(p, 0, sizeof(*p));
+	p->run = run;
+	for (int i = 0; i < run->cfg->producers; i++) {
+		args[i] = (struct producer_arg){ p, i };
+		if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
+			mb_err("starting producer thread %d failed", i);
+			fail(p, EXIT_RUNTIME);
+			return EXIT_RUNTIME;
+		}
+		p->started++;
+	}
+	return EXIT_OK;
+}
+
+int producers_stop(struct producers *p)
+{
+	atomic_store(&p->stop, true);
+	for (int i = 0; i < p->started; i++)
+		pthread_join(p->threads[i], NULL);
+	p->started = 0;
+	return atomic_load(&p->failed);
+}

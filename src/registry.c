@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Every benchmark, in the order `./bench -l` lists them. */
+#include <string.h>
+#include "bench.h"
+#include "htab.h"
+
+const struct bench benches[] = {
+	{ "noop", {"htab-noop"}, &htab_family, MB_OP_NOOP, LAYOUT_SHARED,
+	  "the producer loop with no map operation: the harness's own cost" },
+	{ "htab-lookup", {"bpf-hashmap-lookup"}, &htab_family, MB_OP_LOOKUP, LAYOUT_SHARED,
+	  "lookup of prefilled keys, counting hits" },
+	{ "htab-update", {}, &htab_family, MB_OP_UPDATE, LAYOUT_SHARED,
+	  "update of prefilled keys (BPF_EXIST)" },
+	{ "htab-delete", {}, &htab_family, MB_OP_DELETE, LAYOUT_SLICED,
+	  "delete of prefilled keys; the refill is not timed" },
+	{ "htab-overwrite", {"overwrite"}, &htab_family, MB_OP_OVERWRITE, LAYOUT_CHURN,
+	  "BPF_ANY update of each producer's own keys" },
+	{ "htab-full-update", {"bpf-hashmap-full-update"}, &htab_family, MB_OP_OVERWRITE, LAYOUT_FULL,
+	  "BPF_ANY update of a map filled to max-entries, each producer its own keys" },
+	{ "htab-batch_add_batch_del", {"batch_add_batch_del"}, &htab_family, MB_OP_ADD_DEL_BATCH,
+	  LAYOUT_CHURN, "add a batch of keys, then delete them; both timed" },
+	{ "htab-add_del_on_diff_cpu", {"add_del_on_diff_cpu"}, &htab_family, MB_OP_ADD,
+	  LAYOUT_CHURN_PAIRS, "even producers add keys that the next odd producer deletes" },
+};
+const int nr_benches = sizeof(benches) / sizeof(benches[0]);
+
+const struct bench *bench_find(const char *name)
+{
+	for (int i = 0; i < nr_benches; i++) {
+		if (!strcmp(benches[i].name, name))
+			return &benches[i];
+		for (int a = 0; a < 3 && benches[i].aliases[a]; a++)
+			if (!strcmp(benches[i].aliases[a], name))
+				return &benches[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The result document, built with jansson and written atomically. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "env.h"
+#include "result.h"
+#include "trigger.h"
+
+/* JSON has no NaN: unmeasured figures are null. */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *summary_json(const struct summary *s)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "mean", num(s->mean), "stddev", num(s->stddev), "median", num(s->median),
+			 "min", num(s->min), "max", num(s->max), "cv", num(s->cv));
+}
+
+static json_t *params_json(const struct run *run)
+{
+	const struct config *c = run->cfg;
+	json_t *cpus = json_null();
+
+	if (c->nr_prod_cpus) {
+		cpus = json_array();
+		for (int i = 0; i < c->producers; i++)
+			json_array_append_new(cpus, json_integer(c->prod_cpus[i]));
+	}
+	return json_pack("{s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:I, s:I, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s}",
+		"map", c->map_name,
+		"map_type", run->map_type_name ? run->map_type_name : "unknown",
+		"map_type_id", run->map_type,
+		"map_flags", run->map_flags,
+		"prealloc", c->prealloc != 0,
+		"key_size", c->key_size,
+		"value_size", c->value_size,
+		"max_entries", (json_int_t)c->max_entries,
+		"nr_entries", (json_int_t)c->nr_entries,
+		"keys", c->keys == KEYS_RANDOM ? "random" : "seq",
+		"seed", (json_int_t)c->seed,
+		"producers", c->producers,
+		"prod_cpus", cpus,
+		"warmup", c->warmup,
+		"duration", c->duration,
+		"batch", run->batch,
+		"key_set", (json_int_t)run->key_set,
+		"trigger", trigger_name(c->trigger),
+		"loop", run->loop ? run->loop : "none");
+}
+
+static json_t *sample_json(const struct sample *x, int i, int nprod)
+{
+	json_t *prods = json_array();
+
+	for (int p = 0; p < nprod; p++)
+		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I}",
+			"ops", (json_int_t)x->prod[p].ops, "ns", (json_int_t)x->prod[p].ns,
+			"hits", (json_int_t)x->prod[p].hits, "misses", (json_int_t)x->prod[p].misses));
+	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
+		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns,
+		"hits", (json_int_t)x->hits, "misses", (json_int_t)x->misses,
+		"throughput_mops", num(x->mops), "latency_ns", num(x->latency_ns),
+		"producers", prods);
+}
+
+static json_t *errors_json(const struct samples *s, __u64 total)
+{
+	json_t *by = json_object();
+	char name[32];
+
+	for (int e = 1; e < ERRNO_SLOTS; e++) {
+		if (!s->errs[e])
+			continue;
+		if (e == ERRNO_SLOTS - 1)
+			snprintf(name, sizeof(name), "errno>=%d", e);
+		else
+			snprintf(name, sizeof(name), "%s", strerrorname_np(e) ?: "unknown");
+		json_object_set_new(by, name, json_integer(s->errs[e]));
+	}
+	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_errno", by);
+}
+
+json_t *result_json(const struct run *run, const struct samples *s,
+		    const struct run_summary *sum, enum run_status status)
+{
+	static const char *const statuses[] = { "complete", "interrupted", "failed", "unsupported" };
+	const struct config *c = run->cfg;
+	json_t *samples = json_array(), *cmd = json_array(), *doc;
+
+	for (int i = 0; i < s->n; i++)
+		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
+	for (int i = 0; i < c->argc; i++)
+		json_array_append_new(cmd, json_string(c->argv[i]));
+	doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o, s:o}",
+		"schema", RESULT_SCHEMA,
+		"schema_version", RESULT_SCHEMA_VERSION,
+		"status", statuses[status],
+		"benchmark", c->bench->name,
+		"family", c->bench->family->name,
+		"command", cmd,
+		"params", params_json(run),
+		"samples", samples,
+		"summary",
+			"samples", sum->n,
+			"throughput_mops", summary_json(&sum->mops),
+			"throughput_per_producer_mops", num(sum->mops_per_prod),
+			"latency_ns", summary_json(&sum->latency_ns),
+			"ops", (json_int_t)sum->ops,
+			"hits", (json_int_t)sum->hits,
+			"misses", (json_int_t)sum->misses,
+			"hit_rate", num(sum->hit_rate),
+			"duty", num(sum->duty),
+		"errors", errors_json(s, sum->errors),
+		"environment", env_json(run));
+	if (doc && status >= RUN_FAILED)
+		json_object_set_new(doc, "reason", json_string(mb_last_error()));
+	return doc;
+}
+
+static int mkdir_parents(const char *dir)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int result_check_path(const char *path)
+{
+	char copy[4096];
+	const char *dir;
+	struct stat st;
+	int err;
+
+	if (!*path)
+		return -ENOENT;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	err = mkdir_parents(dir);
+	if (err)
+		return err;
+	return access(dir, W_OK) ? -errno : 0;
+}
+
+int result_write(const char *path, json_t *doc)
+{
+	char tmp[4096];
+	int fd, err = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
+	    write(fd, "\n", 1) != 1 || fsync(fd))
+		err = errno ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && (chmod(tmp, 0644) || rename(tmp, path)))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_RESULT_H
+#define MAPBENCH_RESULT_H
+#include <jansson.h>
+#include "sampler.h"
+#include "stats.h"
+
+#define RESULT_SCHEMA "mapbench-result"
+#define RESULT_SCHEMA_VERSION 1
+
+/* failed and unsupported documents carry a "reason": the one-line error. */
+enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };
+
+/* The self-describing result document (schema in README.org). */
+json_t *result_json(const struct run *run, const struct samples *s,
+		    const struct run_summary *sum, enum run_status status);
+/* Make path's directory if needed and check it is writable: before a run,
+ * so a bad --json fails at once. 0 or -errno. */
+int result_check_path(const char *path);
+/* Write atomically: a temporary file in the same directory, then rename.
+ * 0 or -errno; nothing is left behind on failure. */
+int result_write(const char *path, json_t *doc);
+
+#endif

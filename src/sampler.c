@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sampler: once a second, read every producer's counters and keep the
+ * deltas. Runs in the main thread; the signal handler only sets a flag. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "output.h"
+#include "sampler.h"
+
+volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+void sampler_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void sample_finish(struct sample *s, int nprod)
+{
+	s->ops = s->ns = s->hits = s->misses = 0;
+	s->mops = 0;
+	for (int p = 0; p < nprod; p++) {
+		struct prod_delta *d = &s->prod[p];
+
+		s->ops += d->ops;
+		s->ns += d->ns;
+		s->hits += d->hits;
+		s->misses += d->misses;
+		if (d->ns)
+			s->mops += d->ops * 1e3 / d->ns;
+	}
+	s->latency_ns = s->ops ? (double)s->ns / s->ops : 0;
+}
+
+static struct sample *sample_add(struct samples *out)
+{
+	struct sample *s;
+
+	if (out->n == out->cap) {
+		int cap = out->cap ? out->cap * 2 : 16;
+		struct sample *v = realloc(out->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		out->v = v;
+		out->cap = cap;
+	}
+	s = &out->v[out->n];
+	memset(s, 0, sizeof(*s));
+	s->prod = calloc(out->nprod, sizeof(*s->prod));
+	if (!s->prod)
+		return NULL;
+	out->n++;
+	return s;
+}
+
+/* Sleep until an absolute time; false if a signal or a failure cut it short. */
+static bool sleep_until(__u64 t, struct producers *prods)
+{
+	struct timespec ts = { t / 1000000000ull, t % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (stop_requested)
+			return false;
+	return !stop_requested && !atomic_load(&prods->failed);
+}
+
+int sampler_run(struct run *run, struct producers *prods, struct samples *out)
+{
+	const struct config *cfg = run->cfg;
+	const struct family *f = cfg->bench->family;
+	int nprod = cfg->producers, total = cfg->warmup + cfg->duration;
+	struct prod_counters *prev = calloc(nprod, sizeof(*prev));
+	struct prod_counters *cur = calloc(nprod, sizeof(*cur));
+	__u64 t_prev, t_cur;
+	int status = EXIT_OK;
+
+	memset(out, 0, sizeof(*out));
+	out->nprod = nprod;
+	if (!prev || !cur) {
+		status = EXIT_RUNTIME;
+		goto out;
+	}
+	f->measure(run, prev);
+	t_prev = now_ns();
+	for (int i = 0; i < total; i++) {
+		struct sample *s;
+
+		if (!sleep_until(t_prev + 1000000000ull, prods))
+			break;
+		f->measure(run, cur);
+		t_cur = now_ns();
+		s = sample_add(out);
+		if (!s) {
+			status = EXIT_RUNTIME;
+			break;
+		}
+		s->warmup = i < cfg->warmup;
+		s->interval_ns = t_cur - t_prev;
+		for (int p = 0; p < nprod; p++)
+			s->prod[p] = (struct prod_delta){
+				cur[p].ops - prev[p].ops, cur[p].ns - prev[p].ns,
+				cur[p].hits - prev[p].hits, cur[p].misses - prev[p].misses,
+			};
+		sample_finish(s, nprod);
+		output_iter(run, out, out->n - 1);
+		memcpy(prev, cur, nprod * sizeof(*cur));
+		t_prev = t_cur;
+	}
+	out->interrupted = stop_requested != 0;
+	f->measure(run, cur);
+	for (int p = 0; p < nprod; p++)
+		for (int e = 0; e < ERRNO_SLOTS; e++)
+			out->errs[e] += cur[p].errs[e];
+out:
+	free(prev);
+	free(cur);
+	return status;
+}
+
+void samples_free(struct samples *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i].prod);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}

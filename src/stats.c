@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Statistics over samples, computed with GSL. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include "stats.h"
+
+void summarize(const double *x, int n, struct summary *out)
+{
+	double *sorted = n > 0 ? malloc(n * sizeof(*sorted)) : NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (!sorted) {
+		out->mean = out->stddev = out->median = out->min = out->max = out->cv = NAN;
+		return;
+	}
+	memcpy(sorted, x, n * sizeof(*x));
+	gsl_sort(sorted, 1, n);
+	out->mean = gsl_stats_mean(sorted, 1, n);
+	out->stddev = n > 1 ? gsl_stats_sd_m(sorted, 1, n, out->mean) : 0;
+	out->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	out->cv = out->mean ? out->stddev / out->mean : NAN;
+	free(sorted);
+}
+
+void summarize_run(const struct samples *s, struct run_summary *out)
+{
+	double *mops = calloc(s->n + 1, sizeof(double));
+	double *lat = calloc(s->n + 1, sizeof(double));
+	double wall = 0, busy = 0;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; mops && lat && i < s->n; i++) {
+		const struct sample *x = &s->v[i];
+
+		if (x->warmup)
+			continue;
+		mops[n] = x->mops;
+		lat[n] = x->latency_ns;
+		n++;
+		out->ops += x->ops;
+		out->hits += x->hits;
+		out->misses += x->misses;
+		wall += x->interval_ns * s->nprod;
+		busy += x->ns;
+	}
+	out->n = n;
+	summarize(mops, n, &out->mops);
+	summarize(lat, n, &out->latency_ns);
+	out->mops_per_prod = s->nprod ? out->mops.mean / s->nprod : NAN;
+	out->hit_rate = out->hits + out->misses ?
+			(double)out->hits / (out->hits + out->misses) : NAN;
+	out->duty = wall ? busy / wall : NAN;
+	for (int e = 0; e < ERRNO_SLOTS; e++)
+		out->errors += s->errs[e];
+	free(mops);
+	free(lat);
+}

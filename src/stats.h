@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_STATS_H
+#define MAPBENCH_STATS_H
+#include "sampler.h"
+
+struct summary {
+	int n;
+	double mean, stddev, median, min, max;
+	double cv;		/* stddev / mean */
+};
+
+struct run_summary {
+	int n;			/* measured (post-warmup) samples */
+	struct summary mops;	/* total throughput, M ops/s */
+	struct summary latency_ns;
+	double mops_per_prod;
+	__u64 ops, hits, misses, errors;
+	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */
+	double duty;		/* share of producer wall time spent in timed operations */
+};
+
+/* Sample statistics (stddev with n - 1); NAN fields when n == 0. */
+void summarize(const double *x, int n, struct summary *out);
+/* Summary over the samples that are not warmup. */
+void summarize_run(const struct samples *s, struct run_summary *out);
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Program selection, attachment and firing for the three triggers. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "probe.h"
+#include "trigger.h"
+
+/* The syscall producers issue for tracing triggers, and its entry points by arch. */
+#define TRIGGER_SYSCALL SYS_getpgid
+static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_getpgid",
+					      "__s390x_sys_getpgid", "sys_getpgid" };
+
+const char *trigger_name(enum trigger kind)
+{
+	static const char *const names[] = { "xdp", "raw_tp", "fentry" };
+
+	return names[kind];
+}
+
+static struct bpf_program *pick(struct bpf_object *obj, const char *base, bool use_for)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s_%s", base, use_for ? "for" : "loop");
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+static const char *fentry_target(void)
+{
+	for (size_t i = 0; i < sizeof(fentry_targets) / sizeof(*fentry_targets); i++)
+		if (kernel_has_func(fentry_targets[i]))
+			return fentry_targets[i];
+	return NULL;
+}
+
+int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run)
+{
+	struct bpf_program *p;
+	const char *target;
+
+	memset(t, 0, sizeof(*t));
+	t->kind = run->cfg->trigger;
+	t->use_for = kernel_has_func("bpf_iter_num_new");
+	run->loop = t->use_for ? "bpf_for" : "bpf_loop";
+	run->trigger = trigger_name(t->kind);
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, false);
+	t->xdp = pick(obj, "xdp", t->use_for);
+	t->tid2prod = bpf_object__find_map_by_name(obj, "tid2prod");
+	bpf_program__set_autoload(t->xdp, true);
+	if (t->kind == TRIGGER_XDP)
+		return EXIT_OK;
+	t->trace = pick(obj, t->kind == TRIGGER_RAW_TP ? "raw_tp" : "fentry", t->use_for);
+	bpf_program__set_autoload(t->trace, true);
+	if (t->kind == TRIGGER_FENTRY) {
+		target = fentry_target();
+		if (!target) {
+			mb_err("no getpgid syscall function in this kernel's BTF to attach fentry to; use --trigger raw_tp");
+			return EXIT_UNSUPPORTED;
+		}
+		bpf_program__set_attach_target(t->trace, 0, target);
+	}
+	return EXIT_OK;
+}
+
+int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err)
+{
+	const char *line;
+
+	if (log_find("failed to create")) {
+		mb_err("the kernel refused to create the %s map (%s): %s",
+		       run->cfg->map_name, run->map_type_name, strerror(-err));
+		return EXIT_UNSUPPORTED;
+	}
+	if (t->kind == TRIGGER_FENTRY && err == -EPERM) {
+		mb_err("this kernel refuses fentry programs (EPERM: ftrace-based attachment is blocked); use --trigger xdp or --trigger raw_tp");
+		return EXIT_UNSUPPORTED;
+	}
+	if (t->trace && (line = log_find("cannot use"))) {
+		mb_err("the kernel's verifier refuses %s maps in %s programs (\"%s\"); use --trigger xdp",
+		       run->cfg->map_name, trigger_name(t->kind), line);
+		return EXIT_UNSUPPORTED;
+	}
+	line = log_find("failed");
+	mb_err("loading the BPF programs failed: %s%s%s (run with -v for the verifier log)",
+	       strerror(-err), line ? ": " : "", line ? line : "");
+	return EXIT_RUNTIME;
+}
+
+int trigger_attach(struct trigger_state *t)
+{
+	int err;
+
+	if (!t->trace)
+		return EXIT_OK;
+	t->link = bpf_program__attach(t->trace);
+	if (!t->link) {
+		err = errno;
+		mb_err("attaching the %s program failed: %s; use --trigger xdp",
+		       trigger_name(t->kind), strerror(err));
+		return err == EPERM || err == EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int trigger_thread_init(struct trigger_state *t, int prod)
+{
+	__u32 tid = gettid(), id = prod;
+
+	if (!t->trace)
+		return 0;
+	return bpf_map__update_elem(t->tid2prod, &tid, sizeof(tid), &id, sizeof(id), BPF_ANY);
+}
+
+int trigger_xdp(const struct trigger_state *t, int prod)
+{
+	/* The producer id travels in the packet; 64 bytes is a minimal frame. */
+	__u32 pkt[16] = { (__u32)prod };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = 1);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(t->xdp), &opts))
+		return -errno;
+	return opts.retval == 2 /* XDP_PASS */ ? 0 : -EINVAL;
+}
+
+int trigger_fire(const struct trigger_state *t, int prod)
+{
+	if (t->kind == TRIGGER_XDP)
+		return trigger_xdp(t, prod);
+	syscall(TRIGGER_SYSCALL, 0);
+	return 0;
+}
+
+void trigger_detach(struct trigger_state *t)
+{
+	bpf_link__destroy(t->link);
+	t->link = NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_TRIGGER_H
+#define MAPBENCH_TRIGGER_H
+#include "bench.h"
+
+struct bpf_object;
+struct bpf_program;
+struct bpf_link;
+struct bpf_map;
+
+/* How producers make the kernel run a batch: BPF_PROG_TEST_RUN of an XDP
+ * program, or a cheap syscall that a raw_tp or fentry program catches. The
+ * XDP program is always loaded: setup prefills through it. */
+struct trigger_state {
+	enum trigger kind;
+	bool use_for;			/* bpf_for, else bpf_loop */
+	struct bpf_program *xdp;
+	struct bpf_program *trace;	/* raw_tp or fentry, or NULL */
+	struct bpf_link *link;
+	struct bpf_map *tid2prod;
+};
+
+/* Before load: choose programs for the trigger and loop kind. */
+int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
+/* After a failed load: one line saying why and what to do; returns the exit status. */
+int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
+int trigger_attach(struct trigger_state *t);
+int trigger_thread_init(struct trigger_state *t, int prod);
+/* One batch for producer prod through the XDP program; 0 or -errno. */
+int trigger_xdp(const struct trigger_state *t, int prod);
+/* One batch for producer prod through the configured trigger; 0 or -errno. */
+int trigger_fire(const struct trigger_state *t, int prod);
+void trigger_detach(struct trigger_state *t);
+const char *trigger_name(enum trigger kind);
+
+#endif
