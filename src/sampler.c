@@ -89,7 +89,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	int nprod = cfg->producers, total = cfg->warmup + cfg->duration;
 	struct prod_counters *prev = calloc(nprod, sizeof(*prev));
 	struct prod_counters *cur = calloc(nprod, sizeof(*cur));
-	__u64 t_prev, t_cur;
+	__u64 t_start, t_prev, t_cur;
 	int status = EXIT_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -99,11 +99,12 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		goto out;
 	}
 	f->measure(run, prev);
-	t_prev = now_ns();
+	t_start = t_prev = now_ns();
 	for (int i = 0; i < total; i++) {
 		struct sample *s;
 
-		if (!sleep_until(t_prev + 1000000000ull, prods))
+		/* Ticks on a fixed grid, so reading time does not add up as drift. */
+		if (!sleep_until(t_start + (i + 1) * 1000000000ull, prods))
 			break;
 		f->measure(run, cur);
 		t_cur = now_ns();
