@@ -41,8 +41,8 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-$(OUT):
-	mkdir -p $(OUT) $(OUT)/tests
+$(OUT) $(OUT)/tests:
+	mkdir -p $@
 
 $(OUT)/vmlinux.h: | $(OUT)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
@@ -59,7 +59,7 @@ $(OUT)/%.o: src/%.c $(wildcard src/*.h) progs/bench_shared.h $(SKELS) | $(OUT)
 bench: $(BENCH_OBJS)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
 
-$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka
 
 run: deps bench

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Key layouts and permutations. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cli.h"
+#include "keys.h"
+
+static struct config config_for(const char *bench, int producers, long max, long nr)
+{
+	struct config cfg;
+	enum cli_action a;
+	char *argv[] = { "bench", (char *)bench, NULL };
+
+	cli_parse(2, argv, &cfg, &a);
+	cfg.producers = producers;
+	cfg.max_entries = max;
+	cfg.nr_entries = nr;
+	return cfg;
+}
+
+static void permutation_keeps_prefill_ids(void **state)
+{
+	__u32 perm[100];
+	int seen[100] = {};
+
+	keys_permutation(perm, 100, 40, KEYS_RANDOM, 7);
+	for (int i = 0; i < 100; i++) {
+		assert_true(perm[i] < 100);
+		seen[perm[i]]++;
+		if (i < 40)
+			assert_true(perm[i] < 40);
+	}
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(seen[i], 1);
+	keys_permutation(perm, 100, 40, KEYS_SEQ, 7);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(perm[i], i);
+}
+
+static void permutation_is_shuffled_and_seeded(void **state)
+{
+	__u32 a[1000], b[1000], c[1000];
+	int moved = 0;
+
+	keys_permutation(a, 1000, 1000, KEYS_RANDOM, 1);
+	keys_permutation(b, 1000, 1000, KEYS_RANDOM, 1);
+	keys_permutation(c, 1000, 1000, KEYS_RANDOM, 2);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_memory_not_equal(a, c, sizeof(a));
+	for (int i = 0; i < 1000; i++)
+		moved += a[i] != (__u32)i;
+	assert_true(moved > 900);
+}
+
+static void sliced_layout_is_disjoint_and_complete(void **state)
+{
+	struct config cfg = config_for("htab-delete", 3, 1000, -1);
+	struct prod_ctl ctl[3];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(cfg.nr_entries, 1000);
+	layout_assign(&cfg, ctl);
+	assert_int_equal(ctl[0].lo, 0);
+	assert_int_equal(ctl[1].lo, ctl[0].hi);
+	assert_int_equal(ctl[2].lo, ctl[1].hi);
+	assert_int_equal(ctl[2].hi, 1000);
+	/* A batch never wraps within a slice: no key is deleted twice per run. */
+	assert_true(cfg.batch <= 333 && cfg.batch % UNROLL == 0);
+	for (int p = 0; p < 3; p++)
+		assert_int_equal(ctl[p].op, MB_OP_DELETE);
+}
+
+static void churn_pairs_share_slices(void **state)
+{
+	struct config cfg = config_for("htab-add_del_on_diff_cpu", 4, 1000, 200);
+	struct prod_ctl ctl[4];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	layout_assign(&cfg, ctl);
+	assert_int_equal(ctl[0].op, MB_OP_ADD);
+	assert_int_equal(ctl[1].op, MB_OP_DEL);
+	assert_int_equal(ctl[0].lo, 200);
+	assert_int_equal(ctl[1].lo, ctl[0].lo);
+	assert_int_equal(ctl[1].hi, ctl[0].hi);
+	assert_int_equal(ctl[2].lo, ctl[0].hi);
+	assert_int_equal(ctl[3].hi, 1000);
+}
+
+static void shared_layout_spreads_start(void **state)
+{
+	struct config cfg = config_for("htab-lookup", 2, 1000, 500);
+	struct prod_ctl ctl[2];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	layout_assign(&cfg, ctl);
+	assert_int_equal(ctl[0].hi, 500);
+	assert_int_equal(ctl[1].lo, 0);
+	assert_int_equal(ctl[1].cur, 250);
+	assert_int_equal(cfg.batch, 1024);
+}
+
+static void layout_errors(void **state)
+{
+	struct config cfg = config_for("htab-lookup", 1, 1000, 2000);
+
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* nr > max */
+	cfg = config_for("htab-add_del_on_diff_cpu", 3, 1000, -1);
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* odd -p */
+	cfg = config_for("htab-overwrite", 1, 1000, 1000);
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* no churn keys */
+	cfg = config_for("htab-full-update", 1, 1000, 10);
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* full needs nr == max */
+	cfg = config_for("htab-full-update", 1, 1000, -1);
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(cfg.nr_entries, 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(permutation_keeps_prefill_ids),
+		cmocka_unit_test(permutation_is_shuffled_and_seeded),
+		cmocka_unit_test(sliced_layout_is_disjoint_and_complete),
+		cmocka_unit_test(churn_pairs_share_slices),
+		cmocka_unit_test(shared_layout_spreads_start),
+		cmocka_unit_test(layout_errors),
+	};
+	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
+}

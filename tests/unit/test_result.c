@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The result document and its atomic writer. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "cli.h"
+#include "result.h"
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+	strcpy(dir, "/tmp/mapbench-test-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static int count_files(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static json_t *sample_document(enum run_status status)
+{
+	static struct config cfg;
+	static struct run run = { .cfg = &cfg, .map_type_name = "BPF_MAP_TYPE_HASH", .batch = 64 };
+	static struct prod_delta d[2] = { { 100, 1000, 100, 0 }, { 100, 1000, 90, 10 } };
+	static struct sample v[2] = { { .warmup = true, .interval_ns = 1e9, .prod = &d[0] },
+				      { .interval_ns = 1e9, .prod = &d[1] } };
+	struct samples s = { .v = v, .n = 2, .nprod = 1 };
+	struct run_summary sum;
+	char *argv[] = { "bench", "htab-lookup", "--label", "after", NULL };
+	enum cli_action a;
+
+	cli_parse(4, argv, &cfg, &a);
+	cfg.nr_entries = 1000;
+	sample_finish(&v[0], 1);
+	sample_finish(&v[1], 1);
+	s.errs[7] = 2;
+	summarize_run(&s, &sum);
+	return result_json(&run, &s, &sum, status);
+}
+
+static void document_has_schema_and_figures(void **state)
+{
+	json_t *doc = sample_document(RUN_COMPLETE), *sum;
+
+	assert_non_null(doc);
+	assert_string_equal(json_string_value(json_object_get(doc, "schema")), RESULT_SCHEMA);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "complete");
+	assert_int_equal(json_array_size(json_object_get(doc, "samples")), 2);
+	sum = json_object_get(doc, "summary");
+	assert_int_equal(json_integer_value(json_object_get(sum, "samples")), 1);
+	assert_float_equal(json_real_value(json_object_get(sum, "hit_rate")), 0.9, 1e-12);
+	/* one sample: stddev 0; throughput 100 ops / 1000 ns = 100 M ops/s */
+	assert_float_equal(json_real_value(json_object_get(json_object_get(sum, "throughput_mops"),
+							   "mean")), 100, 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "errors"), "total")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "errors"),
+						"by_errno"), "E2BIG")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "environment"),
+							      "label")), "after");
+	assert_null(json_object_get(doc, "reason"));
+	json_decref(doc);
+}
+
+static void unsupported_document_says_why(void **state)
+{
+	json_t *doc;
+
+	mb_err("this kernel has no BPF_MAP_TYPE_RHASH");
+	doc = sample_document(RUN_UNSUPPORTED);
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "unsupported");
+	assert_string_equal(json_string_value(json_object_get(doc, "reason")),
+			    "this kernel has no BPF_MAP_TYPE_RHASH");
+	json_decref(doc);
+}
+
+static void write_is_atomic_and_clean(void **state)
+{
+	char path[128];
+	json_t *doc = sample_document(RUN_COMPLETE), *back;
+	json_error_t err;
+
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(result_write(path, doc), 0);
+	back = json_load_file(path, 0, &err);
+	assert_non_null(back);
+	assert_true(json_equal(json_object_get(back, "params"), json_object_get(doc, "params")));
+	assert_int_equal(count_files(dir), 1);	/* no temp file left */
+	json_decref(back);
+	json_decref(doc);
+}
+
+static void write_failure_leaves_nothing(void **state)
+{
+	char path[128];
+	json_t *doc = sample_document(RUN_COMPLETE);
+
+	snprintf(path, sizeof(path), "%s/missing/r.json", dir);
+	assert_int_not_equal(result_write(path, doc), 0);
+	assert_int_equal(count_files(dir), 0);
+	json_decref(doc);
+}
+
+static void check_path_makes_directories(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/a/b/r.json", dir);
+	assert_int_equal(result_check_path(path), 0);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	assert_int_not_equal(result_check_path(path), 0);	/* a directory, not a file */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(document_has_schema_and_figures),
+		cmocka_unit_test(unsupported_document_says_why),
+		cmocka_unit_test_setup_teardown(write_is_atomic_and_clean, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(write_failure_leaves_nothing, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(check_path_makes_directories, make_dir, remove_dir),
+	};
+	return cmocka_run_group_tests_name("result", tests, NULL, NULL);
+}
