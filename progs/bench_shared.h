@@ -13,12 +13,12 @@
 enum bench_op {
 	MB_OP_NOOP,          /* key fetch only: the harness's own cost */
 	MB_OP_LOOKUP,        /* lookup, counting hits and misses */
-	MB_OP_UPDATE,        /* update existing keys, BPF_EXIST */
+	MB_OP_UPDATE,        /* update existing keys, BPF_EXIST (ENOENT = miss) */
 	MB_OP_OVERWRITE,     /* update, BPF_ANY */
-	MB_OP_DELETE,        /* delete (timed), then refill the same keys (untimed) */
+	MB_OP_DELETE,        /* delete (ENOENT = miss); htab-delete refills untimed */
 	MB_OP_ADD_DEL_BATCH, /* add a batch, then delete it; both timed */
-	MB_OP_ADD,           /* add_del_on_diff_cpu: the adding half */
-	MB_OP_DEL,           /* add_del_on_diff_cpu: the deleting half (ENOENT = miss) */
+	MB_OP_ADD,           /* add_del_on_diff_cpu's adding half (E2BIG = miss); the
+			      * next producer runs MB_OP_DELETE on the same keys */
 	MB_OP_FILL,          /* prefill: BPF_ANY, counted but taken before the baseline */
 	MB_OP__COUNT,
 };

@@ -73,6 +73,17 @@ static __always_inline void count_err(struct batch_state *s, long err)
 	s->cnt->errs[e]++;
 }
 
+/* A hit on success, a miss on the one error the op expects, else an error. */
+static __always_inline void count_result(struct batch_state *s, long err, long miss_err)
+{
+	if (!err)
+		s->hits++;
+	else if (err == miss_err)
+		s->misses++;
+	else
+		count_err(s, err);
+}
+
 static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 {
 #pragma unroll

@@ -45,20 +45,14 @@ static __always_inline void family_step(__u32 op, struct batch_state *s)
 			s->misses++;
 		break;
 	case MB_OP_UPDATE:
+		/* ENOENT: the key is gone (an LRU map evicted it), a miss. */
 		err = bpf_map_update_elem(&target, s->key, s->val, BPF_EXIST);
-		if (err)
-			count_err(s, err);
+		count_result(s, err, -ENOENT);
 		break;
 	case MB_OP_ADD:
-		/* Racing the deleting CPU, the adder can find the map full:
-		 * a miss of this use case, not a failure. */
+		/* Racing the deleting CPU, the adder can find the map full. */
 		err = bpf_map_update_elem(&target, s->key, s->val, BPF_ANY);
-		if (!err)
-			s->hits++;
-		else if (err == -E2BIG)
-			s->misses++;
-		else
-			count_err(s, err);
+		count_result(s, err, -E2BIG);
 		break;
 	case MB_OP_OVERWRITE:
 	case MB_OP_FILL:
@@ -67,19 +61,9 @@ static __always_inline void family_step(__u32 op, struct batch_state *s)
 			count_err(s, err);
 		break;
 	case MB_OP_DELETE:
+		/* ENOENT: evicted, or not yet added by the other CPU. */
 		err = bpf_map_delete_elem(&target, s->key);
-		if (err)
-			count_err(s, err);
-		break;
-	case MB_OP_DEL:
-		/* The adding CPU may not have reached this key yet. */
-		err = bpf_map_delete_elem(&target, s->key);
-		if (!err)
-			s->hits++;
-		else if (err == -ENOENT)
-			s->misses++;
-		else
-			count_err(s, err);
+		count_result(s, err, -ENOENT);
 		break;
 	}
 }
@@ -123,9 +107,6 @@ static __always_inline int htab_batch(__u32 id, bool use_for)
 		break;
 	case MB_OP_ADD:
 		run_steps(MB_OP_ADD, &s, n, use_for);
-		break;
-	case MB_OP_DEL:
-		run_steps(MB_OP_DEL, &s, n, use_for);
 		break;
 	case MB_OP_FILL:
 		run_steps(MB_OP_FILL, &s, n, use_for);

@@ -84,7 +84,7 @@ void layout_assign(const struct config *cfg, struct prod_ctl *ctl)
 		struct prod_ctl *c = &ctl[p];
 		int s = pairs ? p / 2 : p;
 
-		c->op = pairs && p % 2 ? MB_OP_DEL : cfg->bench->op;
+		c->op = pairs && p % 2 ? MB_OP_DELETE : cfg->bench->op;
 		c->batch = cfg->batch;
 		if (slices) {
 			c->lo = base + keys * s / slices;

@@ -1,0 +1,71 @@
+"""Shared fixtures: the built ./bench, BPF object accounting, result loading."""
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+SCHEMA = ROOT / "scripts" / "result-schema.json"
+
+# Names of every map and program mapbench creates; anything left with these
+# names after a run is a leak.
+OUR_MAPS = {"target", "perm", "scratch", "tid2prod", "htab_bpf.bss", "htab_bpf.rodata"}
+OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "fentry_loop"}
+
+
+def bpf_objects():
+    """Our maps, programs and links still loaded in the kernel."""
+    def names(kind):
+        out = subprocess.run(["bpftool", "-j", kind, "list"], capture_output=True, text=True,
+                             check=True).stdout
+        return [o.get("name", "") for o in json.loads(out or "[]")]
+    maps = [n for n in names("map") if n in OUR_MAPS]
+    progs = [n for n in names("prog") if n in OUR_PROGS]
+    links = names("link")
+    return maps, progs, len(links)
+
+
+def settled_objects(expected, timeout=10.0):
+    """bpf_objects() once it equals expected, or after timeout. Programs drop
+    their maps after an RCU grace period, so a clean exit is seen a moment later."""
+    deadline = time.monotonic() + timeout
+    while True:
+        now = bpf_objects()
+        if now == expected or time.monotonic() > deadline:
+            return now
+        time.sleep(0.1)
+
+
+def run_bench(*args, timeout=120):
+    return subprocess.run([str(BENCH), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture
+def root():
+    if os.geteuid() != 0:
+        pytest.skip("integration test loads BPF programs: needs root (CI runs as root)")
+
+
+@pytest.fixture
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.fixture
+def result(tmp_path, validator):
+    """Run ./bench with --json and return (completed process, validated document)."""
+    def go(*args):
+        path = tmp_path / "r.json"
+        proc = run_bench(*args, "--json", path)
+        doc = json.loads(path.read_text()) if path.exists() else None
+        if doc is not None:
+            validator.validate(doc)
+        return proc, doc
+    return go

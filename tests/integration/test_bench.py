@@ -1,0 +1,189 @@
+"""./bench on the live kernel: every benchmark, its figures and its failures."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BENCH, bpf_objects, run_bench, settled_objects
+
+HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
+                "htab-full-update", "htab-batch_add_batch_del", "htab-add_del_on_diff_cpu"]
+MAPS = ["htab", "percpu", "lru", "lru_percpu"]
+SHORT = ["-w", "1", "-d", "2", "-q"]
+
+
+def kernel_has_map_type(name):
+    out = subprocess.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+                         capture_output=True, text=True).stdout
+    return f"'BPF_MAP_TYPE_{name}'" in out
+
+
+def measured(doc):
+    return [s for s in doc["samples"] if not s["warmup"]]
+
+
+def test_list_names_every_benchmark_and_alias():
+    out = run_bench("-l").stdout
+    for name in HTAB_BENCHES + ["bpf-hashmap-lookup", "bpf-hashmap-full-update"]:
+        assert name in out
+
+
+@pytest.mark.parametrize("bench", HTAB_BENCHES)
+@pytest.mark.parametrize("map_name", MAPS)
+def test_every_benchmark_runs_clean(root, result, bench, map_name):
+    p = ["-p", "2"] if bench == "htab-add_del_on_diff_cpu" else []
+    proc, doc = result(bench, "--map", map_name, *SHORT, *p)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["status"] == "complete"
+    assert doc["errors"]["total"] == 0
+    assert doc["params"]["map_type"].startswith("BPF_MAP_TYPE_")
+    assert len(doc["samples"]) == 3 and doc["summary"]["samples"] == 2
+    for s in measured(doc):
+        assert s["ops"] > 0 and s["ns"] > 0
+        # total throughput is the sum of each producer's ops per in-kernel ns
+        rate = sum(p["ops"] * 1e3 / p["ns"] for p in s["producers"] if p["ns"])
+        assert s["throughput_mops"] == pytest.approx(rate, rel=1e-6)
+        assert s["ns"] <= s["interval_ns"] * len(s["producers"]) * 1.05
+    assert "Summary: throughput" in proc.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["--map", "htab"], ["--map", "htab", "--no-prealloc"], ["--map", "percpu"],
+    ["--map", "htab", "--keys", "random", "--key-size", "32"],
+    ["--map", "htab", "--max-entries", "1000", "--nr-entries", "500"],
+])
+@pytest.mark.parametrize("bench", ["htab-lookup", "htab-update"])
+def test_prefilled_keys_are_always_found(root, result, bench, args):
+    proc, doc = result(bench, *SHORT, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["summary"]["hits"] > 0
+    assert doc["summary"]["misses"] == 0
+    assert doc["summary"]["hit_rate"] == 1.0
+
+
+def test_kernel_bench_alias_and_spellings(root, result):
+    proc, doc = result("bpf-hashmap-lookup", "--nr_entries", "500", "--max_entries", "1K",
+                       "--key_size", "8", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["benchmark"] == "htab-lookup"
+    assert (doc["params"]["nr_entries"], doc["params"]["max_entries"],
+            doc["params"]["key_size"]) == (500, 1000, 8)
+
+
+def test_noop_costs_less_than_a_lookup(root, result):
+    _, noop = result("noop", *SHORT)
+    _, lookup = result("htab-lookup", *SHORT)
+    assert noop["summary"]["latency_ns"]["mean"] < lookup["summary"]["latency_ns"]["mean"]
+
+
+def test_delete_of_present_keys_never_fails(root, result):
+    proc, doc = result("htab-delete", "-p", "2", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["errors"]["total"] == 0
+    assert doc["summary"]["hits"] > 0 and doc["summary"]["misses"] == 0
+    assert doc["params"]["batch"] <= 500
+
+
+def test_producers_are_reported_separately(root, result):
+    proc, doc = result("htab-lookup", "-p", "2", "-a", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["prod_cpus"] == [0, 1]
+    for s in measured(doc):
+        assert len(s["producers"]) == 2
+        assert all(p["ops"] > 0 for p in s["producers"])
+
+
+def test_raw_tp_trigger_runs_the_same_producers(root, result):
+    proc, doc = result("htab-lookup", "--trigger", "raw_tp", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["environment"]["trigger"] == "raw_tp"
+    assert doc["summary"]["hit_rate"] == 1.0
+
+
+def test_fentry_runs_or_says_why(root, result):
+    proc, doc = result("htab-lookup", "--trigger", "fentry", *SHORT)
+    if proc.returncode == 2:
+        assert "fentry" in proc.stderr and "--trigger" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert doc["status"] == "unsupported" and "fentry" in doc["reason"]
+    else:
+        assert proc.returncode == 0, proc.stderr
+        assert doc["summary"]["hit_rate"] == 1.0
+
+
+def test_rhtab_resolved_from_kernel_btf(root, result):
+    proc, doc = result("htab-lookup", "--map", "rhtab", *SHORT)
+    if kernel_has_map_type("RHASH"):
+        assert proc.returncode == 0, proc.stderr
+        assert doc["params"]["prealloc"] is False
+    else:
+        assert proc.returncode == 2
+        assert proc.stderr.strip() == (
+            f"mapbench: this kernel ({os.uname().release}) has no BPF_MAP_TYPE_RHASH")
+        assert doc["status"] == "unsupported"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["htab-lookup", "--nr-entries", "2000", "--max-entries", "1000"], "larger than"),
+    (["htab-lookup", "--key-size", "2"], "--key-size"),
+    (["htab-lookup", "--key-size", "4096"], "--key-size"),
+    (["htab-lookup", "--map", "array"], "unknown map"),
+    (["htab-lookup", "--map", "lru", "--no-prealloc"], "preallocated"),
+    (["htab-lookup", "--map", "rhtab", "--prealloc"], "cannot be preallocated"),
+    (["no-such-benchmark"], "unknown benchmark"),
+    (["htab-add_del_on_diff_cpu", "-p", "3"], "even"),
+    (["htab-lookup", "-a", "-p", str(os.cpu_count() + 1)], "more pinned producers"),
+    (["htab-lookup", "--prod-affinity", "0-", "-p", "1"], "--prod-affinity"),
+    (["htab-lookup", "--prod-affinity", "0", "-p", "2"], "names 1 CPUs for 2"),
+    (["htab-lookup", "--json", "/"], "cannot write"),
+    (["htab-lookup", "--duration", "0"], "--duration"),
+])
+def test_bad_input_is_one_line_and_exit_1(args, needle):
+    before = bpf_objects()
+    proc = run_bench(*args)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+    if os.geteuid() == 0:
+        assert bpf_objects() == before
+
+
+def test_without_capabilities_names_cap_bpf(tmp_path):
+    if os.geteuid() != 0:
+        proc = run_bench("htab-lookup", "-d", "1")
+    else:
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               str(BENCH), "htab-lookup", "-d", "1"],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "CAP_BPF" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_no_bpf_objects_left_behind(root, tmp_path):
+    before = bpf_objects()
+    for args in (["htab-lookup"], ["htab-lookup", "--trigger", "raw_tp"],
+                 ["htab-lookup", "--trigger", "fentry"], ["htab-lookup", "--map", "rhtab"]):
+        run_bench(*args, "-w", "0", "-d", "1", "-q")
+        assert settled_objects(before) == before, args
+
+
+def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
+    path = tmp_path / "out" / "r.json"
+    before = bpf_objects()
+    proc = subprocess.Popen([str(BENCH), "htab-lookup", "-w", "0", "-d", "30", "--json",
+                             str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(3.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGINT, err
+    doc = json.loads(path.read_text())
+    validator.validate(doc)
+    assert doc["status"] == "interrupted"
+    assert 2 <= len(doc["samples"]) < 30
+    assert "Interrupted after" in out and "Summary: throughput" in out
+    assert os.listdir(path.parent) == ["r.json"]
+    assert settled_objects(before) == before
