@@ -19,6 +19,7 @@ enum exit_status {
 
 enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY };
 enum key_order { KEYS_SEQ, KEYS_RANDOM };
+enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP };
 
 /* Which keys each producer visits. */
 enum key_layout {
@@ -41,6 +42,7 @@ struct config {
 	const char *json_path;
 	const char *label;
 	enum trigger trigger;
+	enum loop_kind loop;		/* auto: bpf_for where the kernel has it */
 	/* map under test */
 	const char *map_name;
 	int key_size;

@@ -11,7 +11,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
+	{ "loop", required_argument, NULL, OPT_LOOP },
 	{}
 };
 
@@ -118,6 +119,8 @@ void cli_usage(FILE *f)
 "      --json FILE         write the result document to FILE\n"
 "      --label TEXT        free text stored in the result (e.g. before/after)\n"
 "      --trigger T         xdp (default), raw_tp or fentry\n"
+"      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
+"                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
 "Map options:\n"
 "      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
@@ -251,6 +254,16 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 				cfg->keys = KEYS_RANDOM;
 			else {
 				mb_err("--keys takes seq or random, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_LOOP:
+			if (!strcmp(optarg, "bpf_for"))
+				cfg->loop = LOOP_FOR;
+			else if (!strcmp(optarg, "bpf_loop"))
+				cfg->loop = LOOP_BPF_LOOP;
+			else {
+				mb_err("--loop takes bpf_for or bpf_loop, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -47,6 +47,13 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 	memset(t, 0, sizeof(*t));
 	t->kind = run->cfg->trigger;
 	t->use_for = kernel_has_func("bpf_iter_num_new");
+	if (run->cfg->loop == LOOP_FOR && !t->use_for) {
+		mb_err("this kernel (%s) has no open-coded iterators (bpf_iter_num_new): use --loop bpf_loop",
+		       kernel_release());
+		return EXIT_UNSUPPORTED;
+	}
+	if (run->cfg->loop == LOOP_BPF_LOOP)
+		t->use_for = false;
 	run->loop = t->use_for ? "bpf_for" : "bpf_loop";
 	run->trigger = trigger_name(t->kind);
 	bpf_object__for_each_program(p, obj)

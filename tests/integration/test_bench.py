@@ -54,6 +54,7 @@ def test_every_benchmark_runs_clean(root, result, bench, map_name):
     ["--map", "htab"], ["--map", "htab", "--no-prealloc"], ["--map", "percpu"],
     ["--map", "htab", "--keys", "random", "--key-size", "32"],
     ["--map", "htab", "--max-entries", "1000", "--nr-entries", "500"],
+    ["--map", "htab", "--loop", "bpf_loop"],
 ])
 @pytest.mark.parametrize("bench", ["htab-lookup", "htab-update"])
 def test_prefilled_keys_are_always_found(root, result, bench, args):
@@ -62,6 +63,8 @@ def test_prefilled_keys_are_always_found(root, result, bench, args):
     assert doc["summary"]["hits"] > 0
     assert doc["summary"]["misses"] == 0
     assert doc["summary"]["hit_rate"] == 1.0
+    if "--loop" in args:
+        assert doc["params"]["loop"] == args[args.index("--loop") + 1]
 
 
 def test_kernel_bench_alias_and_spellings(root, result):
