@@ -30,7 +30,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	util-linux
 
 .SECONDARY:
-.PHONY: all deps run check unit integration clean
+.PHONY: all deps run check unit integration clean FORCE
 all: bench
 
 deps:
@@ -57,8 +57,12 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/%.o: src/%.c $(wildcard src/*.h) progs/bench_shared.h $(SKELS) | $(OUT)
 	$(CC) $(APP_CFLAGS) -c $< -o $@
 
-bench: $(BENCH_OBJS)
-	$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+# Relink when STATIC=1 is switched on or off.
+$(OUT)/ldflags: FORCE | $(OUT)
+	@echo '$(LDFLAGS)' | cmp -s - $@ || echo '$(LDFLAGS)' > $@
+
+bench: $(BENCH_OBJS) $(OUT)/ldflags
+	$(CC) $(LDFLAGS) $(BENCH_OBJS) -o $@ $(LIBS)
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka

@@ -189,20 +189,30 @@ static int num_opt(const char *name, const char *arg, long min, long max, long *
 	field = v_;							\
 } while (0)
 
-static int parse_trigger(const char *arg, enum trigger *out)
+/* Index of arg in names[] (NULL-terminated), or a one-line error naming the choices. */
+static int choice(const char *opt, const char *arg, const char *const *names, int *out)
 {
-	if (!strcmp(arg, "xdp"))
-		*out = TRIGGER_XDP;
-	else if (!strcmp(arg, "raw_tp") || !strcmp(arg, "tp"))
-		*out = TRIGGER_RAW_TP;
-	else if (!strcmp(arg, "fentry"))
-		*out = TRIGGER_FENTRY;
-	else {
-		mb_err("unknown trigger '%s': use xdp, raw_tp or fentry", arg);
-		return EXIT_USAGE;
+	char list[128] = "";
+
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return EXIT_OK;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? (names[i + 1] ? ", " : " or ") : "", names[i]);
 	}
-	return EXIT_OK;
+	mb_err("--%s takes %s, not '%s'", opt, list, arg);
+	return EXIT_USAGE;
 }
+
+#define CHOICE(opt, field, ...) do {						\
+	static const char *const names_[] = { __VA_ARGS__, NULL };		\
+	int v_;									\
+	if (choice(opt, optarg, names_, &v_))					\
+		return EXIT_USAGE;						\
+	field = v_;								\
+} while (0)
 
 int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action)
 {
@@ -235,10 +245,8 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case 'h': *action = CLI_HELP; break;
 		case OPT_JSON: cfg->json_path = optarg; break;
 		case OPT_LABEL: cfg->label = optarg; break;
-		case OPT_TRIGGER:
-			if (parse_trigger(optarg, &cfg->trigger))
-				return EXIT_USAGE;
-			break;
+		/* Names in enum order. */
+		case OPT_TRIGGER: CHOICE("trigger", cfg->trigger, "xdp", "raw_tp", "fentry"); break;
 		case OPT_MAP: cfg->map_name = optarg; break;
 		case OPT_KEY_SIZE: NUM("key-size", 1, 1 << 20, cfg->key_size); break;
 		case OPT_VALUE_SIZE: NUM("value-size", 1, 1 << 20, cfg->value_size); break;
@@ -247,26 +255,8 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case OPT_NO_PREALLOC: cfg->prealloc = 0; break;
 		case OPT_PREALLOC: cfg->prealloc = 1; break;
 		case OPT_RANDOM: cfg->keys = KEYS_RANDOM; break;
-		case OPT_KEYS:
-			if (!strcmp(optarg, "seq"))
-				cfg->keys = KEYS_SEQ;
-			else if (!strcmp(optarg, "random"))
-				cfg->keys = KEYS_RANDOM;
-			else {
-				mb_err("--keys takes seq or random, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_LOOP:
-			if (!strcmp(optarg, "bpf_for"))
-				cfg->loop = LOOP_FOR;
-			else if (!strcmp(optarg, "bpf_loop"))
-				cfg->loop = LOOP_BPF_LOOP;
-			else {
-				mb_err("--loop takes bpf_for or bpf_loop, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
+		case OPT_KEYS: CHOICE("keys", cfg->keys, "seq", "random"); break;
+		case OPT_LOOP: CHOICE("loop", cfg->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_SEED: NUM("seed", 0, UINT32_MAX, cfg->seed); break;
 		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, cfg->batch); break;
 		case ':':
