@@ -10,24 +10,27 @@
 /* Map operations per loop iteration: amortises the loop's own cost. */
 #define UNROLL 8
 
+/* What one program run does (prod_ctl.op). Only the named part is timed. */
 enum bench_op {
-	MB_OP_NOOP,          /* key fetch only: the harness's own cost */
-	MB_OP_LOOKUP,        /* lookup, counting hits and misses */
+	MB_OP_NOOP,          /* the loop alone */
+	MB_OP_BASELINE,      /* fetch each key, no map operation */
+	MB_OP_LOOKUP,        /* lookup; hits and misses counted */
 	MB_OP_UPDATE,        /* update existing keys, BPF_EXIST (ENOENT = miss) */
 	MB_OP_OVERWRITE,     /* update, BPF_ANY */
-	MB_OP_DELETE,        /* delete (ENOENT = miss); htab-delete refills untimed */
+	MB_OP_DELETE,        /* delete (ENOENT = miss); refill afterwards, untimed */
+	MB_OP_INSERT,        /* delete first, untimed; then insert them again */
 	MB_OP_ADD_DEL_BATCH, /* add a batch, then delete it; both timed */
-	MB_OP_ADD,           /* add_del_on_diff_cpu's adding half (E2BIG = miss); the
-			      * next producer runs MB_OP_DELETE on the same keys */
-	MB_OP_FILL,          /* prefill: BPF_ANY, counted but taken before the baseline */
-	MB_OP__COUNT,
+	MB_OP_ADD,           /* add, BPF_ANY; a full map (E2BIG) is a miss */
+	MB_OP_REMOVE,        /* delete, no refill (ENOENT = miss) */
+	MB_OP_FILL,          /* prefill: update BPF_ANY, before the baseline */
+	MB_OP_FREE,          /* user space: create, fill and close whole maps */
 };
 
 struct prod_ctl {
 	__u32 op;
-	__u32 lo;	/* this producer's keys are perm[lo..hi) */
+	__u32 lo;	/* this producer's keys are keys[lo..hi) */
 	__u32 hi;
-	__u32 cur;	/* next index into perm, kept across runs */
+	__u32 cur;	/* next index into keys, kept across runs */
 	__u32 batch;	/* operations per program run, a multiple of UNROLL */
 	__u32 pad[3];
 };

@@ -7,20 +7,18 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "counters.h"
 #include "htab.h"
 #include "htab.skel.h"
 #include "keys.h"
 #include "log.h"
 #include "probe.h"
-#include "trigger.h"
+#include "progs.h"
 
 #define MAX_KEY_SIZE 512	/* the kernel's MAX_BPF_STACK limit for hash keys */
-#define FILL_BATCH (1 << 16)
 
 struct htab_state {
+	struct progs progs;	/* first: the progs_* callbacks find it here */
 	struct htab_bpf *skel;
-	struct trigger_state trig;
 };
 
 static const struct { const char *name, *suffix; bool lru, rhtab; } map_kinds[] = {
@@ -105,42 +103,12 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	bpf_map__set_max_entries(skel->maps.target, cfg->max_entries);
 	bpf_map__set_map_flags(skel->maps.target, run->map_flags);
 	bpf_map__set_value_size(skel->maps.scratch, val_off + cfg->value_size);
-	bpf_map__set_max_entries(skel->maps.perm, cfg->max_entries);
 	skel->rodata->val_off = val_off;
 	skel->rodata->bench_tgid = getpid();
 }
 
-/* Insert keys [0, nr) through the XDP program on producer slot 0. */
-static int prefill(struct htab_state *st, const struct config *cfg)
-{
-	struct prod_ctl *c = &st->skel->bss->ctl[0];
-	long nr = cfg->nr_entries;
-	__u64 errs;
-
-	if (!nr)
-		return EXIT_OK;
-	*c = (struct prod_ctl){ .op = MB_OP_FILL, .lo = 0, .hi = nr };
-	c->batch = nr < FILL_BATCH ? (nr + UNROLL - 1) / UNROLL * UNROLL : FILL_BATCH;
-	for (long done = 0; done < nr; done += c->batch) {
-		int err = trigger_xdp(&st->trig, 0);
-
-		if (err) {
-			mb_err("prefill failed: BPF_PROG_TEST_RUN: %s", strerror(-err));
-			return EXIT_RUNTIME;
-		}
-	}
-	errs = counters_errors(st->skel->bss->cnt, 1);
-	if (errs) {
-		mb_err("prefill of %ld keys failed %llu times (%s)", nr, (unsigned long long)errs,
-		       strerror(counters_first_errno(st->skel->bss->cnt, 1)));
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
-}
-
 static int htab_setup(struct run *run)
 {
-	struct config *cfg = run->cfg;
 	struct htab_state *st = calloc(1, sizeof(*st));
 	int err;
 
@@ -156,47 +124,19 @@ static int htab_setup(struct run *run)
 		return EXIT_RUNTIME;
 	}
 	configure_maps(st->skel, run);
-	err = trigger_prepare(&st->trig, st->skel->obj, run);
+	err = progs_prepare(&st->progs, run, st->skel->obj);
+	if (!err)
+		err = progs_loaded(&st->progs, run, htab_bpf__load(st->skel),
+				   st->skel->bss->ctl, st->skel->bss->cnt);
 	if (err)
 		return err;
-	log_clear();
-	err = htab_bpf__load(st->skel);
-	if (err)
-		return trigger_explain_load_error(&st->trig, run, err);
-	err = keys_load(st->skel->maps.perm, cfg);
+	err = keys_load_ids(st->progs.keys, run->cfg);
 	if (err) {
-		mb_err("writing the key permutation failed: %s", strerror(-err));
+		mb_err("writing the key order failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	err = prefill(st, cfg);
-	if (err)
-		return err;
-	memset(st->skel->bss->cnt, 0, sizeof(st->skel->bss->cnt));
-	layout_assign(cfg, st->skel->bss->ctl);
-	run->batch = cfg->batch;
-	run->key_set = layout_key_set(cfg);
-	return trigger_attach(&st->trig);
-}
-
-static int htab_thread_init(struct run *run, int prod)
-{
-	struct htab_state *st = run->priv;
-
-	return trigger_thread_init(&st->trig, prod);
-}
-
-static int htab_run(struct run *run, int prod)
-{
-	struct htab_state *st = run->priv;
-
-	return trigger_fire(&st->trig, prod);
-}
-
-static void htab_measure(struct run *run, struct prod_counters *out)
-{
-	struct htab_state *st = run->priv;
-
-	counters_snapshot(st->skel->bss->cnt, run->cfg->producers, out);
+	err = progs_prefill(&st->progs, run->cfg->nr_entries);
+	return err ?: progs_start(&st->progs, run);
 }
 
 static void htab_teardown(struct run *run)
@@ -205,7 +145,7 @@ static void htab_teardown(struct run *run)
 
 	if (!st)
 		return;
-	trigger_detach(&st->trig);
+	progs_stop(&st->progs);
 	htab_bpf__destroy(st->skel);
 	free(st);
 	run->priv = NULL;
@@ -215,8 +155,8 @@ const struct family htab_family = {
 	.name = "htab",
 	.validate = htab_validate,
 	.setup = htab_setup,
-	.run = htab_run,
-	.measure = htab_measure,
+	.run = progs_run,
+	.measure = progs_measure,
 	.teardown = htab_teardown,
-	.thread_init = htab_thread_init,
+	.thread_init = progs_thread_init,
 };

@@ -84,7 +84,7 @@ void layout_assign(const struct config *cfg, struct prod_ctl *ctl)
 		struct prod_ctl *c = &ctl[p];
 		int s = pairs ? p / 2 : p;
 
-		c->op = pairs && p % 2 ? MB_OP_DELETE : cfg->bench->op;
+		c->op = pairs && p % 2 ? MB_OP_REMOVE : cfg->bench->op;
 		c->batch = cfg->batch;
 		if (slices) {
 			c->lo = base + keys * s / slices;
@@ -123,27 +123,36 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
 	}
 }
 
-int keys_load(struct bpf_map *perm, const struct config *cfg)
+int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
 {
-	long n = cfg->max_entries, chunk = 1 << 16;
-	__u32 *vals = malloc(n * sizeof(*vals)), *idx = malloc(chunk * sizeof(*idx));
+	const long chunk = 1 << 16;
+	__u32 *idx = malloc(chunk * sizeof(*idx));
 	int err = 0;
 
-	if (!vals || !idx) {
-		err = -ENOMEM;
-		goto out;
-	}
-	keys_permutation(vals, n, cfg->nr_entries, cfg->keys, cfg->seed);
+	if (!idx)
+		return -ENOMEM;
 	for (long off = 0; off < n && !err; off += chunk) {
 		__u32 count = n - off < chunk ? n - off : chunk;
 
 		for (__u32 i = 0; i < count; i++)
 			idx[i] = off + i;
-		if (bpf_map_update_batch(bpf_map__fd(perm), idx, vals + off, &count, NULL))
+		if (bpf_map_update_batch(bpf_map__fd(keys), idx, (const char *)values + off * size,
+					 &count, NULL))
 			err = -errno;
 	}
-out:
-	free(vals);
 	free(idx);
+	return err;
+}
+
+int keys_load_ids(struct bpf_map *keys, const struct config *cfg)
+{
+	__u32 *ids = malloc(cfg->max_entries * sizeof(*ids));
+	int err;
+
+	if (!ids)
+		return -ENOMEM;
+	keys_permutation(ids, cfg->max_entries, cfg->nr_entries, cfg->keys, cfg->seed);
+	err = keys_load(keys, ids, sizeof(*ids), cfg->max_entries);
+	free(ids);
 	return err;
 }

@@ -15,7 +15,9 @@ void layout_assign(const struct config *cfg, struct prod_ctl *ctl);
 /* perm[i] for i < n: ids [0, nr) then [nr, n), each part shuffled when random,
  * so the prefilled keys are always ids 0..nr-1. */
 void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsigned int seed);
-/* Write keys_permutation() into the BPF array map perm; 0 or -errno. */
-int keys_load(struct bpf_map *perm, const struct config *cfg);
+/* Write n values of size bytes each into the BPF array map keys; 0 or -errno. */
+int keys_load(struct bpf_map *keys, const void *values, size_t size, long n);
+/* keys_load() of keys_permutation(): 4-byte key ids. */
+int keys_load_ids(struct bpf_map *keys, const struct config *cfg);
 
 #endif

@@ -5,8 +5,8 @@
 #include "htab.h"
 
 const struct bench benches[] = {
-	{ "noop", {"htab-noop"}, &htab_family, MB_OP_NOOP, LAYOUT_SHARED,
-	  "the producer loop with no map operation: the harness's own cost" },
+	{ "noop", {"htab-noop"}, &htab_family, MB_OP_BASELINE, LAYOUT_SHARED,
+	  "the producer loop and key fetch with no map operation: the harness's own cost" },
 	{ "htab-lookup", {"bpf-hashmap-lookup"}, &htab_family, MB_OP_LOOKUP, LAYOUT_SHARED,
 	  "lookup of prefilled keys, counting hits" },
 	{ "htab-update", {}, &htab_family, MB_OP_UPDATE, LAYOUT_SHARED,

@@ -82,7 +82,7 @@ static void churn_pairs_share_slices(void **state)
 	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	layout_assign(&cfg, ctl);
 	assert_int_equal(ctl[0].op, MB_OP_ADD);
-	assert_int_equal(ctl[1].op, MB_OP_DELETE);
+	assert_int_equal(ctl[1].op, MB_OP_REMOVE);
 	assert_int_equal(ctl[0].lo, 200);
 	assert_int_equal(ctl[1].lo, ctl[0].lo);
 	assert_int_equal(ctl[1].hi, ctl[0].hi);

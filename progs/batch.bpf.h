@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The batch loop and the trigger entry points shared by the producer
+ * families (htab, lpm).
+ *
+ * A family defines, before including this header:
+ *   static __always_inline bool family_prepare(struct batch_state *s);
+ *	set s->key and s->val for this CPU; false on failure;
+ *   static __always_inline void family_step(enum step_op op, struct batch_state *s);
+ *	one operation on the next key (next_key()).
+ */
+#ifndef MAPBENCH_BATCH_BPF_H
+#define MAPBENCH_BATCH_BPF_H
+
+#include "common.bpf.h"
+
+/* Open-coded numeric iterator (kernel >= 6.4); weak so the object still
+ * loads on older kernels, which use bpf_loop instead. */
+extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __weak __ksym;
+extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
+extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __weak __ksym;
+
+/* One map operation; a batch op (enum bench_op) runs one or two of these. */
+enum step_op {
+	STEP_NOOP,		/* nothing */
+	STEP_KEY,		/* fetch the key only */
+	STEP_LOOKUP,
+	STEP_UPDATE_EXIST,	/* ENOENT = miss */
+	STEP_UPDATE_ANY,
+	STEP_ADD,		/* BPF_ANY, E2BIG = miss */
+	STEP_DELETE,		/* ENOENT = miss */
+};
+
+struct prod_ctl ctl[MAX_PRODUCERS];
+
+/* Threads of this process that trigger through syscalls: tid -> producer. */
+const volatile __u32 bench_tgid;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_PRODUCERS);
+	__type(key, __u32);
+	__type(value, __u32);
+} tid2prod SEC(".maps");
+
+/* Keys (or key ids) in the order producers visit them; user space sets the
+ * value size, so the value has no BTF type. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, 4);
+	__uint(value_size, 4);
+} keys SEC(".maps");
+
+struct batch_state {
+	void *key;
+	void *val;
+	__u32 cur;
+	__u32 lo;
+	__u32 hi;
+	__u32 op;
+	__u64 hits;
+	__u64 misses;
+	struct prod_counters *cnt;
+};
+
+static __always_inline bool family_prepare(struct batch_state *s);
+static __always_inline void family_step(enum step_op op, struct batch_state *s);
+
+/* The next key of this producer's range; NULL only to please the verifier. */
+static __always_inline void *next_key(struct batch_state *s)
+{
+	void *k = bpf_map_lookup_elem(&keys, &s->cur);
+
+	if (++s->cur >= s->hi)
+		s->cur = s->lo;
+	return k;
+}
+
+/* A hit on success, a miss on the one error the op expects, else an error. */
+static __always_inline void count_result(struct batch_state *s, long err, long miss_err)
+{
+	if (!err)
+		s->hits++;
+	else if (err == miss_err)
+		s->misses++;
+	else
+		count_errno(s->cnt, err);
+}
+
+static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
+{
+#pragma unroll
+	for (int u = 0; u < UNROLL; u++)
+		family_step(op, s);
+}
+
+static int loop_cb(__u32 i, void *ctx)
+{
+	struct batch_state *s = ctx;
+
+	steps_unrolled(s->op, s);
+	return 0;
+}
+
+/* n * UNROLL steps of a constant op. With bpf_for each op gets its own copy
+ * of the loop with the op a constant; bpf_loop passes it at run time. */
+static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, bool use_for)
+{
+	if (use_for) {
+		struct bpf_iter_num it;
+		int *v;
+
+		bpf_iter_num_new(&it, 0, n);
+		while ((v = bpf_iter_num_next(&it)))
+			steps_unrolled(op, s);
+		bpf_iter_num_destroy(&it);
+	} else {
+		s->op = op;
+		bpf_loop(n, loop_cb, s, 0);
+	}
+}
+
+/* Steps over the same keys again, outside the timed region and without
+ * touching the hit counts of the timed part. */
+static __always_inline void untimed_steps(__u32 op, struct batch_state *s, __u32 start,
+					  __u32 n, bool use_for)
+{
+	__u64 hits = s->hits, misses = s->misses;
+
+	s->cur = start;
+	run_steps(op, s, n, use_for);
+	s->hits = hits;
+	s->misses = misses;
+	s->cur = start;
+}
+
+#define TIMED(bench_op, step) case bench_op: run_steps(step, &s, n, use_for); break
+
+/* One program run: a batch of producer id's op. */
+static __always_inline int run_batch(__u32 id, bool use_for)
+{
+	struct batch_state s = {};
+	struct prod_ctl *c;
+	__u32 n, start;
+	__u64 t0, t1, ops;
+
+	if (id >= MAX_PRODUCERS)
+		return -1;
+	c = &ctl[id];
+	s.cnt = &cnt[id];
+	if (!family_prepare(&s))
+		return -1;
+	s.lo = c->lo;
+	s.hi = c->hi;
+	s.cur = start = c->cur;
+	n = c->batch / UNROLL;
+	ops = (__u64)n * UNROLL;
+
+	if (c->op == MB_OP_INSERT)
+		untimed_steps(STEP_DELETE, &s, start, n, use_for);
+	t0 = bpf_ktime_get_ns();
+	switch (c->op) {
+	TIMED(MB_OP_NOOP, STEP_NOOP);
+	TIMED(MB_OP_BASELINE, STEP_KEY);
+	TIMED(MB_OP_LOOKUP, STEP_LOOKUP);
+	TIMED(MB_OP_UPDATE, STEP_UPDATE_EXIST);
+	TIMED(MB_OP_OVERWRITE, STEP_UPDATE_ANY);
+	TIMED(MB_OP_FILL, STEP_UPDATE_ANY);
+	TIMED(MB_OP_INSERT, STEP_UPDATE_ANY);
+	TIMED(MB_OP_ADD, STEP_ADD);
+	TIMED(MB_OP_REMOVE, STEP_DELETE);
+	TIMED(MB_OP_DELETE, STEP_DELETE);
+	case MB_OP_ADD_DEL_BATCH:
+		run_steps(STEP_UPDATE_ANY, &s, n, use_for);
+		s.cur = start;
+		run_steps(STEP_DELETE, &s, n, use_for);
+		ops *= 2;
+		break;
+	default:
+		return -1;
+	}
+	t1 = bpf_ktime_get_ns();
+	if (c->op == MB_OP_DELETE)
+		untimed_steps(STEP_UPDATE_ANY, &s, start, n, use_for);
+	c->cur = s.cur;
+	account(s.cnt, ops, t1 - t0, s.hits, s.misses);
+	return 0;
+}
+
+/* Producer id of the current thread for syscall triggers, or -1. */
+static __always_inline __u32 trigger_prod_id(void)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	__u32 *id;
+
+	if ((pid_tgid >> 32) != bench_tgid)
+		return -1;
+	id = bpf_map_lookup_elem(&tid2prod, &tid);
+	return id ? *id : -1;
+}
+
+/* Producer id carried in the first 4 bytes of the test packet. */
+static __always_inline __u32 xdp_prod_id(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+
+	if (data + sizeof(__u32) > end)
+		return -1;
+	return *(__u32 *)data;
+}
+
+SEC("xdp") int xdp_for(struct xdp_md *ctx)
+{
+	return run_batch(xdp_prod_id(ctx), true) ? XDP_ABORTED : XDP_PASS;
+}
+
+SEC("xdp") int xdp_loop(struct xdp_md *ctx)
+{
+	return run_batch(xdp_prod_id(ctx), false) ? XDP_ABORTED : XDP_PASS;
+}
+
+SEC("raw_tp/sys_enter") int raw_tp_for(void *ctx)
+{
+	run_batch(trigger_prod_id(), true);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter") int raw_tp_loop(void *ctx)
+{
+	run_batch(trigger_prod_id(), false);
+	return 0;
+}
+
+SEC("fentry") int fentry_for(void *ctx)
+{
+	run_batch(trigger_prod_id(), true);
+	return 0;
+}
+
+SEC("fentry") int fentry_loop(void *ctx)
+{
+	run_batch(trigger_prod_id(), false);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Driving a producer family's BPF object: load, prefill, start, fire, read. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "counters.h"
+#include "keys.h"
+#include "log.h"
+#include "progs.h"
+
+#define FILL_BATCH (1 << 16)
+
+int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj)
+{
+	memset(p, 0, sizeof(*p));
+	p->obj = obj;
+	p->keys = bpf_object__find_map_by_name(obj, "keys");
+	bpf_map__set_max_entries(p->keys, run->cfg->max_entries);
+	log_clear();
+	return trigger_prepare(&p->trig, obj, run);
+}
+
+int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl,
+		 struct prod_counters *cnt)
+{
+	if (err)
+		return trigger_explain_load_error(&p->trig, run, err);
+	p->ctl = ctl;
+	p->cnt = cnt;
+	return EXIT_OK;
+}
+
+int progs_prefill(struct progs *p, long nr)
+{
+	struct prod_ctl *c = &p->ctl[0];
+	__u64 errs;
+
+	if (!nr)
+		return EXIT_OK;
+	*c = (struct prod_ctl){ .op = MB_OP_FILL, .lo = 0, .hi = nr };
+	c->batch = nr < FILL_BATCH ? (nr + UNROLL - 1) / UNROLL * UNROLL : FILL_BATCH;
+	for (long done = 0; done < nr; done += c->batch) {
+		int err = trigger_xdp(&p->trig, 0);
+
+		if (err) {
+			mb_err("prefill failed: BPF_PROG_TEST_RUN: %s", strerror(-err));
+			return EXIT_RUNTIME;
+		}
+	}
+	errs = counters_errors(p->cnt, 1);
+	if (errs) {
+		mb_err("prefill of %ld keys failed %llu times (%s)", nr, (unsigned long long)errs,
+		       strerror(counters_first_errno(p->cnt, 1)));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int progs_start(struct progs *p, struct run *run)
+{
+	memset(p->cnt, 0, sizeof(*p->cnt) * MAX_PRODUCERS);
+	layout_assign(run->cfg, p->ctl);
+	run->batch = run->cfg->batch;
+	run->key_set = layout_key_set(run->cfg);
+	return trigger_attach(&p->trig);
+}
+
+void progs_stop(struct progs *p)
+{
+	trigger_detach(&p->trig);
+}
+
+int progs_thread_init(struct run *run, int prod)
+{
+	struct progs *p = run->priv;
+
+	return trigger_thread_init(&p->trig, prod);
+}
+
+int progs_run(struct run *run, int prod)
+{
+	struct progs *p = run->priv;
+
+	return trigger_fire(&p->trig, prod);
+}
+
+void progs_measure(struct run *run, struct prod_counters *out)
+{
+	struct progs *p = run->priv;
+
+	counters_snapshot(p->cnt, run->cfg->producers, out);
+}

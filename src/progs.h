@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MAPBENCH_PROGS_H
+#define MAPBENCH_PROGS_H
+#include "bench.h"
+#include "trigger.h"
+
+/* What every producer family's skeleton has (progs/batch.bpf.h): the run
+ * state a family keeps first in its run->priv. */
+struct progs {
+	struct bpf_object *obj;
+	struct bpf_map *keys;
+	struct prod_ctl *ctl;		/* the skeleton's mmapped .bss */
+	struct prod_counters *cnt;
+	struct trigger_state trig;
+};
+
+/* Before load: record the object, pick programs, set the keys array size. */
+int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj);
+/* After the skeleton's load: its result, explained in one line on failure. */
+int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl,
+		 struct prod_counters *cnt);
+/* Insert keys[0..nr) with the untimed fill op on producer slot 0. */
+int progs_prefill(struct progs *p, long nr);
+/* Zero the counters, give each producer its keys, attach the trigger. */
+int progs_start(struct progs *p, struct run *run);
+void progs_stop(struct progs *p);
+
+/* Family callbacks for families whose run->priv starts with struct progs. */
+int progs_thread_init(struct run *run, int prod);
+int progs_run(struct run *run, int prod);
+void progs_measure(struct run *run, struct prod_counters *out);
+
+#endif
