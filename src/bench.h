@@ -43,11 +43,12 @@ struct config {
 	const char *label;
 	enum trigger trigger;
 	enum loop_kind loop;		/* auto: bpf_for where the kernel has it */
-	/* map under test */
+	/* map under test; families fill the defaults left at NULL / -1 */
 	const char *map_name;
 	int key_size;
 	int value_size;
 	long max_entries;
+	int prefix_len;			/* LPM trie keys; -1 until validated */
 	long nr_entries;		/* prefilled keys; -1 until validated */
 	int prealloc;			/* -1 default, 0 --no-prealloc, 1 --prealloc */
 	enum key_order keys;
@@ -72,6 +73,9 @@ struct family {
 	void (*teardown)(struct run *run);
 	/* Once per producer thread, before its first run. */
 	int (*thread_init)(struct run *run, int prod);
+	/* For the free benchmarks: create a map named name, filled as the
+	 * configuration says, and return its fd in *fd; an exit status. */
+	int (*new_filled_map)(struct run *run, const char *name, int *fd);
 };
 
 struct bench {
@@ -81,6 +85,9 @@ struct bench {
 	enum bench_op op;
 	enum key_layout layout;
 	const char *help;
+	const struct family *target;	/* free benchmarks: whose maps are freed */
+	bool single_producer;		/* the op needs the map to itself */
+	bool slow;			/* report K ops/s and ms/op */
 };
 
 /* One run: its configuration and what setup resolved about the kernel. */
@@ -91,6 +98,7 @@ struct run {
 	const char *map_type_name;	/* e.g. BPF_MAP_TYPE_HASH */
 	const char *loop;		/* "bpf_for" or "bpf_loop" */
 	const char *trigger;		/* trigger actually used */
+	const char *timing;		/* what the in-kernel time covers */
 	__u32 map_flags;
 	int batch;			/* batch size actually used */
 	long key_set;			/* distinct keys the producers visit */

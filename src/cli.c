@@ -11,7 +11,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +46,8 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
+	{ "prefix-len", required_argument, NULL, OPT_PREFIX_LEN },
+	{ "prefix_len", required_argument, NULL, OPT_PREFIX_LEN },
 	{}
 };
 
@@ -124,16 +126,20 @@ void cli_usage(FILE *f)
 "  -l, --list              list benchmarks\n"
 "Map options:\n"
 "      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
-"      --key-size N        bytes, 4..512 (default 4)\n"
+"      --key-size N        bytes, 4..512 (default 4); LPM: address bytes, 4 or 16\n"
 "      --value-size N      bytes (default 8)\n"
-"      --max-entries N     map capacity (default 1000; K and M suffixes)\n"
+"      --max-entries N     map capacity (default 1000, LPM: nr-entries;\n"
+"                          K and M suffixes)\n"
+"      --prefix-len N      LPM prefix length (default: all key bits)\n"
 "      --nr-entries N      keys prefilled (default: max-entries, or 0 for\n"
-"                          overwrite, batch_add_batch_del, add_del_on_diff_cpu)\n"
+"                          overwrite, batch_add_batch_del, add_del_on_diff_cpu;\n"
+"                          LPM: 10000)\n"
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
 "      --keys seq|random   key order; random is a precomputed permutation\n"
 "      --seed N            permutation seed (default 1)\n"
 "      --batch N           operations per program run (default 1024)\n"
-"Underscore spellings (--nr_entries, --key_size, --max_entries, --nr_loops)\n"
+"Underscore spellings (--nr_entries, --key_size, --max_entries, --prefix_len,\n"
+"--nr_loops)\n"
 "and the kernel bench's benchmark names are accepted.\n"
 "Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure,\n"
 "130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
@@ -157,10 +163,10 @@ static void config_defaults(struct config *cfg, int argc, char **argv)
 	cfg->producers = 1;
 	cfg->warmup = 1;
 	cfg->duration = 5;
-	cfg->map_name = "htab";
 	cfg->key_size = 4;
 	cfg->value_size = 8;
-	cfg->max_entries = 1000;
+	cfg->max_entries = -1;
+	cfg->prefix_len = -1;
 	cfg->nr_entries = -1;
 	cfg->prealloc = -1;
 	cfg->seed = 1;
@@ -257,6 +263,7 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case OPT_RANDOM: cfg->keys = KEYS_RANDOM; break;
 		case OPT_KEYS: CHOICE("keys", cfg->keys, "seq", "random"); break;
 		case OPT_LOOP: CHOICE("loop", cfg->loop, "auto", "bpf_for", "bpf_loop"); break;
+		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, cfg->prefix_len); break;
 		case OPT_SEED: NUM("seed", 0, UINT32_MAX, cfg->seed); break;
 		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, cfg->batch); break;
 		case ':':

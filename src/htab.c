@@ -46,7 +46,17 @@ const char *htab_map_suffix(const char *map_name)
 
 static int htab_validate(struct config *cfg)
 {
-	int k = map_kind(cfg->map_name);
+	int k;
+
+	if (!cfg->map_name)
+		cfg->map_name = "htab";
+	if (cfg->max_entries < 0)
+		cfg->max_entries = 1000;
+	if (cfg->prefix_len >= 0) {
+		mb_err("--prefix-len is for LPM trie benchmarks, not %s", cfg->bench->name);
+		return EXIT_USAGE;
+	}
+	k = map_kind(cfg->map_name);
 
 	if (k < 0) {
 		mb_err("unknown map '%s' for %s: use htab, percpu, lru, lru_percpu or rhtab",

@@ -60,7 +60,12 @@ int layout_validate(struct config *cfg)
 	keys = layout_key_set(cfg);
 	slices = layout_slices(cfg);
 	per = slices ? keys / slices : keys;
-	if (per < UNROLL) {
+	if (!slices && per < 1) {
+		mb_err("%s needs at least one key: raise --nr-entries", b->name);
+		return EXIT_USAGE;
+	}
+	/* Producers that remove keys need a batch of distinct keys each. */
+	if (slices && per < UNROLL) {
 		mb_err("%s needs at least %d keys per producer, but has %ld (%s / producers); raise it",
 		       b->name, UNROLL, per,
 		       layout_is_churn(b->layout) ? "max-entries minus nr-entries" : "nr-entries");

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "bench.h"
 #include "htab.h"
+#include "lpm.h"
 
 const struct bench benches[] = {
 	{ "noop", {"htab-noop"}, &htab_family, MB_OP_BASELINE, LAYOUT_SHARED,
@@ -21,6 +22,18 @@ const struct bench benches[] = {
 	  LAYOUT_CHURN, "add a batch of keys, then delete them; both timed" },
 	{ "htab-add_del_on_diff_cpu", {"add_del_on_diff_cpu"}, &htab_family, MB_OP_ADD,
 	  LAYOUT_CHURN_PAIRS, "even producers add keys that the next odd producer deletes" },
+	{ "lpm-trie-noop", {}, &lpm_family, MB_OP_NOOP, LAYOUT_SHARED,
+	  "the LPM producer loop alone" },
+	{ "lpm-trie-baseline", {}, &lpm_family, MB_OP_BASELINE, LAYOUT_SHARED,
+	  "fetching the precomputed trie keys, no map operation" },
+	{ "lpm-trie-lookup", {}, &lpm_family, MB_OP_LOOKUP, LAYOUT_SHARED,
+	  "lookup of full-length addresses in a filled trie" },
+	{ "lpm-trie-update", {}, &lpm_family, MB_OP_UPDATE, LAYOUT_SHARED,
+	  "update of prefixes present in the trie (BPF_EXIST)" },
+	{ "lpm-trie-insert", {}, &lpm_family, MB_OP_INSERT, LAYOUT_SLICED,
+	  "insert of prefixes deleted beforehand (the delete is not timed)", .single_producer = true },
+	{ "lpm-trie-delete", {}, &lpm_family, MB_OP_DELETE, LAYOUT_SLICED,
+	  "delete of present prefixes (the refill is not timed)", .single_producer = true },
 };
 const int nr_benches = sizeof(benches) / sizeof(benches[0]);
 

@@ -16,6 +16,7 @@ static struct config config_for(const char *bench, int producers, long max, long
 	char *argv[] = { "bench", (char *)bench, NULL };
 
 	cli_parse(2, argv, &cfg, &a);
+	cfg.map_name = "htab";
 	cfg.producers = producers;
 	cfg.max_entries = max;
 	cfg.nr_entries = nr;

@@ -54,6 +54,8 @@ static json_t *sample_document(enum run_status status)
 	enum cli_action a;
 
 	cli_parse(4, argv, &cfg, &a);
+	cfg.map_name = "htab";
+	cfg.max_entries = 1000;
 	cfg.nr_entries = 1000;
 	sample_finish(&v[0], 1);
 	sample_finish(&v[1], 1);

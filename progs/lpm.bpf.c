@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Producers for LPM tries. keys[] holds whole trie keys (prefix length and
+ * address bytes), generated before the run so that key generation is not
+ * charged to the trie; lpm-trie-baseline measures fetching them. */
+#include "batch.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(key_size, 8);
+	__uint(value_size, 8);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} trie SEC(".maps");
+
+/* Per-CPU value buffer for updates. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, 4);
+	__uint(value_size, 8);
+} scratch SEC(".maps");
+
+static __always_inline bool family_prepare(struct batch_state *s)
+{
+	__u32 zero = 0;
+
+	s->val = bpf_map_lookup_elem(&scratch, &zero);
+	return s->val;
+}
+
+static __always_inline void family_step(enum step_op op, struct batch_state *s)
+{
+	void *key;
+	long err;
+
+	if (op == STEP_NOOP)
+		return;
+	key = next_key(s);
+	if (!key)
+		return;
+
+	switch (op) {
+	case STEP_KEY:
+		asm volatile("" :: "r"(key) : "memory");	/* keep the fetch */
+		break;
+	case STEP_LOOKUP:
+		if (bpf_map_lookup_elem(&trie, key))
+			s->hits++;
+		else
+			s->misses++;
+		break;
+	case STEP_UPDATE_EXIST:
+		err = bpf_map_update_elem(&trie, key, s->val, BPF_EXIST);
+		count_result(s, err, -ENOENT);
+		break;
+	case STEP_UPDATE_ANY:
+		err = bpf_map_update_elem(&trie, key, s->val, BPF_ANY);
+		if (err)
+			count_errno(s->cnt, err);
+		break;
+	case STEP_DELETE:
+		err = bpf_map_delete_elem(&trie, key);
+		count_result(s, err, -ENOENT);
+		break;
+	default:
+		break;
+	}
+}
