@@ -12,6 +12,7 @@
 #include "keys.h"
 #include "log.h"
 #include "probe.h"
+#include "free.h"
 #include "progs.h"
 
 #define MAX_KEY_SIZE 512	/* the kernel's MAX_BPF_STACK limit for hash keys */
@@ -21,11 +22,11 @@ struct htab_state {
 	struct htab_bpf *skel;
 };
 
-static const struct { const char *name, *suffix; bool lru, rhtab; } map_kinds[] = {
+static const struct { const char *name, *suffix; bool lru, rhtab, percpu; } map_kinds[] = {
 	{ "htab", "HASH" },
-	{ "percpu", "PERCPU_HASH" },
+	{ "percpu", "PERCPU_HASH", .percpu = true },
 	{ "lru", "LRU_HASH", .lru = true },
-	{ "lru_percpu", "LRU_PERCPU_HASH", .lru = true },
+	{ "lru_percpu", "LRU_PERCPU_HASH", .lru = true, .percpu = true },
 	{ "rhtab", "RHASH", .rhtab = true },
 };
 
@@ -101,6 +102,44 @@ static int resolve_map_type(struct run *run)
 	return EXIT_OK;
 }
 
+/* A map as the configuration describes it, filled from user space with keys
+ * [0, nr-entries): what the free benchmark frees. */
+static int htab_new_filled_map(struct run *run, const char *name, int *fd)
+{
+	const struct config *cfg = run->cfg;
+	bool percpu = map_kinds[map_kind(cfg->map_name)].percpu;
+	size_t vsize = percpu ? ((cfg->value_size + 7) & ~7) * libbpf_num_possible_cpus()
+			      : cfg->value_size;
+	char *keys = calloc(cfg->nr_entries + 1, cfg->key_size);
+	char *vals = calloc(cfg->nr_entries + 1, vsize);
+	int err = run->map_type_name ? EXIT_OK : resolve_map_type(run);
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+
+	run->map_flags = opts.map_flags = cfg->prealloc == 0 ? BPF_F_NO_PREALLOC : 0;
+	*fd = -1;
+	if (!err && (!keys || !vals))
+		err = EXIT_RUNTIME;
+	if (!err) {
+		*fd = bpf_map_create(run->map_type, name, cfg->key_size, cfg->value_size,
+				     cfg->max_entries, &opts);
+		if (*fd < 0) {
+			mb_err("the kernel refused to create the %s map (%s): %s", cfg->map_name,
+			       run->map_type_name, strerror(errno));
+			err = EXIT_UNSUPPORTED;
+		}
+	}
+	for (long i = 0; !err && i < cfg->nr_entries; i++)
+		*(__u32 *)(keys + i * cfg->key_size) = i;
+	if (!err && (err = map_fill(*fd, keys, cfg->key_size, vals, vsize, cfg->nr_entries))) {
+		mb_err("filling the map failed: %s", strerror(-err));
+		close(*fd);
+		err = EXIT_RUNTIME;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 static void configure_maps(struct htab_bpf *skel, struct run *run)
 {
 	const struct config *cfg = run->cfg;
@@ -169,4 +208,5 @@ const struct family htab_family = {
 	.measure = progs_measure,
 	.teardown = htab_teardown,
 	.thread_init = progs_thread_init,
+	.new_filled_map = htab_new_filled_map,
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "free.h"
 #include "keys.h"
 #include "lpm.h"
 #include "lpm.skel.h"
@@ -19,6 +20,13 @@ struct lpm_state {
 	struct progs progs;	/* first: the progs_* callbacks find it here */
 	struct lpm_bpf *skel;
 };
+
+static void set_map_type(struct run *run)
+{
+	run->map_type = BPF_MAP_TYPE_LPM_TRIE;
+	run->map_type_name = "BPF_MAP_TYPE_LPM_TRIE";
+	run->map_flags = BPF_F_NO_PREALLOC;
+}
 
 static int lpm_validate(struct config *cfg)
 {
@@ -59,10 +67,6 @@ static int lpm_validate(struct config *cfg)
 	}
 	if (cfg->max_entries < 0)
 		cfg->max_entries = cfg->nr_entries;
-	if (cfg->bench->single_producer && cfg->producers > 1) {
-		mb_err("%s changes the whole trie between batches: run it with -p 1", name);
-		return EXIT_USAGE;
-	}
 	return layout_validate(cfg);
 }
 
@@ -104,6 +108,40 @@ static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_l
 	return err;
 }
 
+/* A trie as the configuration describes it, filled from user space: what
+ * the free benchmark frees. */
+static int lpm_new_filled_map(struct run *run, const char *name, int *fd)
+{
+	const struct config *cfg = run->cfg;
+	size_t ksize = sizeof(__u32) + cfg->key_size;
+	char *keys = malloc(cfg->nr_entries * ksize), *vals = calloc(cfg->nr_entries, cfg->value_size);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int err = EXIT_OK;
+
+	set_map_type(run);
+	*fd = -1;
+	if (!keys || !vals)
+		err = EXIT_RUNTIME;
+	if (!err) {
+		*fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, name, ksize, cfg->value_size,
+				     cfg->max_entries, &opts);
+		if (*fd < 0) {
+			mb_err("the kernel refused to create the LPM trie: %s", strerror(errno));
+			err = EXIT_UNSUPPORTED;
+		}
+	}
+	for (long i = 0; !err && i < cfg->nr_entries; i++)
+		lpm_key(keys + i * ksize, cfg->key_size, cfg->prefix_len, cfg->prefix_len, i);
+	if (!err && (err = map_fill(*fd, keys, ksize, vals, cfg->value_size, cfg->nr_entries))) {
+		mb_err("filling the trie failed: %s", strerror(-err));
+		close(*fd);
+		err = EXIT_RUNTIME;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 static bool looks_up(const struct config *cfg)
 {
 	return cfg->bench->op == MB_OP_LOOKUP || cfg->bench->op == MB_OP_BASELINE;
@@ -119,9 +157,7 @@ static int lpm_setup(struct run *run)
 	if (!st)
 		return EXIT_RUNTIME;
 	run->priv = st;
-	run->map_type = BPF_MAP_TYPE_LPM_TRIE;
-	run->map_type_name = "BPF_MAP_TYPE_LPM_TRIE";
-	run->map_flags = BPF_F_NO_PREALLOC;
+	set_map_type(run);
 	st->skel = lpm_bpf__open();
 	if (!st->skel) {
 		mb_err("opening the BPF object failed: %s", strerror(errno));
@@ -170,4 +206,5 @@ const struct family lpm_family = {
 	.measure = progs_measure,
 	.teardown = lpm_teardown,
 	.thread_init = progs_thread_init,
+	.new_filled_map = lpm_new_filled_map,
 };

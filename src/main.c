@@ -19,6 +19,10 @@ static int validate(struct config *cfg)
 	const char *missing;
 	int err;
 
+	if (cfg->bench->single_producer && cfg->producers > 1) {
+		mb_err("%s needs the map to itself: run it with -p 1", cfg->bench->name);
+		return EXIT_USAGE;
+	}
 	err = cpu_validate(cfg);
 	if (!err)
 		err = cfg->bench->family->validate(cfg);

@@ -5,6 +5,19 @@
 #include <string.h>
 #include "output.h"
 
+/* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
+struct units {
+	double tput, lat;	/* multipliers from M ops/s and ns */
+	const char *tput_unit, *lat_unit;
+};
+
+static struct units units_of(const struct run *run)
+{
+	if (run->cfg->bench->slow)
+		return (struct units){ 1e3, 1e-6, "K", "ms" };
+	return (struct units){ 1, 1, "M", "ns" };
+}
+
 void output_setup(const struct run *run)
 {
 	const struct config *c = run->cfg;
@@ -26,12 +39,14 @@ void output_setup(const struct run *run)
 void output_iter(const struct run *run, const struct samples *s, int i)
 {
 	const struct sample *x = &s->v[i];
+	struct units u = units_of(run);
 
 	if (run->cfg->quiet)
 		return;
-	printf("Iter %3d (%7.3lfus): throughput %8.3lf M ops/s (%7.3lfM ops/prod), latency %8.3lf ns/op%s\n",
-	       i, (x->interval_ns - 1e9) / 1e3, x->mops, x->mops / s->nprod, x->latency_ns,
-	       x->warmup ? " (warmup)" : "");
+	printf("Iter %3d (%7.3lfus): throughput %8.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op%s\n",
+	       i, (x->interval_ns - 1e9) / 1e3, x->mops * u.tput, u.tput_unit,
+	       x->mops * u.tput / s->nprod, u.tput_unit, x->latency_ns * u.lat, u.lat_unit,
+	       x->warmup ? " (warmup)" : isnan(x->mops) ? " (nothing completed)" : "");
 	fflush(stdout);
 }
 
@@ -55,6 +70,8 @@ static void print_errors(const struct samples *s, __u64 total)
 
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)
 {
+	struct units u = units_of(run);
+
 	if (s->interrupted)
 		printf("Interrupted after %d samples (%d measured)\n", s->n, sum->n);
 	if (!sum->n) {
@@ -62,12 +79,15 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		print_errors(s, sum->errors);
 		return;
 	}
-	printf("Summary: throughput %8.3lf \u00b1 %5.3lf M ops/s (%7.3lfM ops/prod), latency %8.3lf ns/op\n",
-	       sum->mops.mean, sum->mops.stddev, sum->mops_per_prod, sum->latency_ns.mean);
-	printf("Samples: %d, median %.3lf, min %.3lf, max %.3lf M ops/s, CV %.2lf%%; "
+	printf("Summary: throughput %8.3lf \u00b1 %5.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op\n",
+	       sum->mops.mean * u.tput, sum->mops.stddev * u.tput, u.tput_unit,
+	       sum->mops_per_prod * u.tput, u.tput_unit, sum->latency_ns.mean * u.lat, u.lat_unit);
+	printf("Samples: %d, median %.3lf, min %.3lf, max %.3lf %s ops/s, CV %.2lf%%; "
 	       "in-kernel time %.1lf%% of producer wall time\n",
-	       sum->n, sum->mops.median, sum->mops.min, sum->mops.max, sum->mops.cv * 100,
-	       sum->duty * 100);
+	       sum->n, sum->mops.median * u.tput, sum->mops.min * u.tput, sum->mops.max * u.tput,
+	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100);
+	if (sum->empty)
+		printf("Skipped: %d intervals in which nothing completed\n", sum->empty);
 	if (!isnan(sum->hit_rate))
 		printf("Hits: %.2lf%% (%llu of %llu)\n", sum->hit_rate * 100,
 		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses));

@@ -2,6 +2,7 @@
 /* Every benchmark, in the order `./bench -l` lists them. */
 #include <string.h>
 #include "bench.h"
+#include "free.h"
 #include "htab.h"
 #include "lpm.h"
 
@@ -22,6 +23,9 @@ const struct bench benches[] = {
 	  LAYOUT_CHURN, "add a batch of keys, then delete them; both timed" },
 	{ "htab-add_del_on_diff_cpu", {"add_del_on_diff_cpu"}, &htab_family, MB_OP_ADD,
 	  LAYOUT_CHURN_PAIRS, "even producers add keys that the next odd producer deletes" },
+	{ "htab-free", {}, &free_family, MB_OP_FREE, LAYOUT_SHARED,
+	  "time the kernel takes to free a map holding nr-entries elements",
+	  .target = &htab_family, .single_producer = true, .slow = true },
 	{ "lpm-trie-noop", {}, &lpm_family, MB_OP_NOOP, LAYOUT_SHARED,
 	  "the LPM producer loop alone" },
 	{ "lpm-trie-baseline", {}, &lpm_family, MB_OP_BASELINE, LAYOUT_SHARED,
@@ -34,6 +38,9 @@ const struct bench benches[] = {
 	  "insert of prefixes deleted beforehand (the delete is not timed)", .single_producer = true },
 	{ "lpm-trie-delete", {}, &lpm_family, MB_OP_DELETE, LAYOUT_SLICED,
 	  "delete of present prefixes (the refill is not timed)", .single_producer = true },
+	{ "lpm-trie-free", {}, &free_family, MB_OP_FREE, LAYOUT_SHARED,
+	  "time the kernel takes to free a trie holding nr-entries prefixes",
+	  .target = &lpm_family, .single_producer = true, .slow = true },
 };
 const int nr_benches = sizeof(benches) / sizeof(benches[0]);
 

@@ -36,7 +36,7 @@ static json_t *params_json(const struct run *run)
 		for (int i = 0; i < c->producers; i++)
 			json_array_append_new(cpus, json_integer(c->prod_cpus[i]));
 	}
-	return json_pack("{s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:I, s:I, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:I, s:I, s:o, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s, s:s}",
 		"map", c->map_name,
 		"map_type", run->map_type_name ? run->map_type_name : "unknown",
 		"map_type_id", run->map_type,
@@ -46,6 +46,7 @@ static json_t *params_json(const struct run *run)
 		"value_size", c->value_size,
 		"max_entries", (json_int_t)c->max_entries,
 		"nr_entries", (json_int_t)c->nr_entries,
+		"prefix_len", c->prefix_len >= 0 ? json_integer(c->prefix_len) : json_null(),
 		"keys", c->keys == KEYS_RANDOM ? "random" : "seq",
 		"seed", (json_int_t)c->seed,
 		"producers", c->producers,
@@ -54,8 +55,9 @@ static json_t *params_json(const struct run *run)
 		"duration", c->duration,
 		"batch", run->batch,
 		"key_set", (json_int_t)run->key_set,
-		"trigger", trigger_name(c->trigger),
-		"loop", run->loop ? run->loop : "none");
+		"trigger", run->trigger ? run->trigger : trigger_name(c->trigger),
+		"loop", run->loop ? run->loop : "none",
+		"timing", run->timing ? run->timing : "none");
 }
 
 static json_t *sample_json(const struct sample *x, int i, int nprod)
@@ -102,7 +104,7 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
 	for (int i = 0; i < c->argc; i++)
 		json_array_append_new(cmd, json_string(c->argv[i]));
-	doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o, s:o}",
+	doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o, s:o}",
 		"schema", RESULT_SCHEMA,
 		"schema_version", RESULT_SCHEMA_VERSION,
 		"status", statuses[status],
@@ -113,6 +115,7 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		"samples", samples,
 		"summary",
 			"samples", sum->n,
+			"empty_samples", sum->empty,
 			"throughput_mops", summary_json(&sum->mops),
 			"throughput_per_producer_mops", num(sum->mops_per_prod),
 			"latency_ns", summary_json(&sum->latency_ns),

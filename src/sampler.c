@@ -2,6 +2,7 @@
 /* The sampler: once a second, read every producer's counters and keep the
  * deltas. Runs in the main thread; the signal handler only sets a flag. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,7 +47,10 @@ void sample_finish(struct sample *s, int nprod)
 		if (d->ns)
 			s->mops += d->ops * 1e3 / d->ns;
 	}
-	s->latency_ns = s->ops ? (double)s->ns / s->ops : 0;
+	/* An interval in which nothing completed measured nothing. */
+	if (!s->ops)
+		s->mops = NAN;
+	s->latency_ns = s->ops ? (double)s->ns / s->ops : NAN;
 }
 
 static struct sample *sample_add(struct samples *out)

@@ -41,6 +41,10 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 
 		if (x->warmup)
 			continue;
+		if (!x->ops) {
+			out->empty++;
+			continue;
+		}
 		mops[n] = x->mops;
 		lat[n] = x->latency_ns;
 		n++;

@@ -11,6 +11,7 @@ struct summary {
 
 struct run_summary {
 	int n;			/* measured (post-warmup) samples */
+	int empty;		/* post-warmup samples in which nothing completed */
 	struct summary mops;	/* total throughput, M ops/s */
 	struct summary latency_ns;
 	double mops_per_prod;
@@ -21,7 +22,7 @@ struct run_summary {
 
 /* Sample statistics (stddev with n - 1); NAN fields when n == 0. */
 void summarize(const double *x, int n, struct summary *out);
-/* Summary over the samples that are not warmup. */
+/* Summary over the samples that are not warmup and measured something. */
 void summarize_run(const struct samples *s, struct run_summary *out);
 
 #endif

@@ -56,6 +56,7 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 		t->use_for = false;
 	run->loop = t->use_for ? "bpf_for" : "bpf_loop";
 	run->trigger = trigger_name(t->kind);
+	run->timing = "bpf_ktime_get_ns around each batch";
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(p, false);
 	t->xdp = pick(obj, "xdp", t->use_for);

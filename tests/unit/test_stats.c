@@ -71,6 +71,25 @@ static void run_summary_drops_warmup(void **state)
 	assert_int_equal(sum.errors, 3);
 }
 
+/* An interval in which nothing completed (a slow free) is no sample of 0. */
+static void empty_intervals_are_skipped(void **state)
+{
+	struct prod_delta d[3] = { { 2, 4000000 }, { 0, 0 }, { 1, 3000000 } };
+	struct sample v[3] = { { .interval_ns = 1e9, .prod = &d[0] },
+			       { .interval_ns = 1e9, .prod = &d[1] },
+			       { .interval_ns = 1e9, .prod = &d[2] } };
+	struct samples s = { .v = v, .n = 3, .nprod = 1 };
+	struct run_summary sum;
+
+	for (int i = 0; i < 3; i++)
+		sample_finish(&v[i], 1);
+	assert_true(isnan(v[1].mops) && isnan(v[1].latency_ns));
+	summarize_run(&s, &sum);
+	assert_int_equal(sum.n, 2);
+	assert_int_equal(sum.empty, 1);
+	assert_float_equal(sum.latency_ns.mean, (2e6 + 3e6) / 2, 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -78,6 +97,7 @@ int main(void)
 		cmocka_unit_test(summary_of_one_and_none),
 		cmocka_unit_test(sample_rates_per_producer),
 		cmocka_unit_test(run_summary_drops_warmup),
+		cmocka_unit_test(empty_intervals_are_skipped),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The free benchmarks: the producer creates, fills and closes maps; the
+ * kernel frees each in bpf_map_free_deferred on a workqueue, which
+ * progs/free.bpf.c times. Only maps named after this process count. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "counters.h"
+#include "free.h"
+#include "free.skel.h"
+#include "log.h"
+
+#define ENOTSUPP 524	/* the kernel's internal "not supported", seen by user space */
+
+struct free_state {
+	struct free_bpf *skel;
+	char name[16];		/* of the maps to time */
+};
+
+unsigned long long kallsyms_lookup(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr, found = 0;
+	char sym[256], type;
+
+	while (f && !found && fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, sym) == 3)
+		if (!strcmp(sym, name))
+			found = addr;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size, long n)
+{
+	__u32 count = n;
+
+	if (!n || !bpf_map_update_batch(fd, keys, vals, &count, NULL))
+		return 0;
+	if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
+		return -errno;
+	/* No batch operations for this map type (LPM trie): one at a time. */
+	for (long i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, (const char *)keys + i * key_size,
+					(const char *)vals + i * val_size, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int free_validate(struct config *cfg)
+{
+	return cfg->bench->target->validate(cfg);
+}
+
+/* Load with fentry/fexit, or where the kernel refuses them, tp_btf on the
+ * workqueue events matched on the work function's address. */
+static int load_timing(struct free_state *st, struct run *run)
+{
+	unsigned long long fn;
+
+	for (int fentry = 1; fentry >= 0; fentry--) {
+		st->skel = free_bpf__open();
+		if (!st->skel) {
+			mb_err("opening the BPF object failed: %s", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		memcpy((char *)st->skel->rodata->map_name, st->name, sizeof(st->name));
+		bpf_program__set_autoload(st->skel->progs.free_entry, fentry);
+		bpf_program__set_autoload(st->skel->progs.free_exit, fentry);
+		bpf_program__set_autoload(st->skel->progs.wq_start, !fentry);
+		bpf_program__set_autoload(st->skel->progs.wq_end, !fentry);
+		if (!fentry) {
+			fn = kallsyms_lookup("bpf_map_free_deferred");
+			if (!fn) {
+				mb_err("fentry is refused and bpf_map_free_deferred is not in /proc/kallsyms (kptr_restrict?): cannot time map frees here");
+				return EXIT_UNSUPPORTED;
+			}
+			st->skel->rodata->free_fn = fn;
+		}
+		log_clear();
+		if (!free_bpf__load(st->skel) && !free_bpf__attach(st->skel)) {
+			run->timing = fentry ? "fentry/fexit on bpf_map_free_deferred"
+					     : "tp_btf workqueue_execute_start/end of bpf_map_free_deferred";
+			return EXIT_OK;
+		}
+		free_bpf__destroy(st->skel);
+		st->skel = NULL;
+	}
+	mb_err("loading the map-free timing programs failed (run with -v for the verifier log)");
+	return EXIT_UNSUPPORTED;
+}
+
+static int free_setup(struct run *run)
+{
+	const struct family *target = run->cfg->bench->target;
+	struct free_state *st = calloc(1, sizeof(*st));
+	char probe[16];
+	int fd, err;
+
+	if (!st)
+		return EXIT_RUNTIME;
+	run->priv = st;
+	run->trigger = "close";
+	run->loop = "none";
+	snprintf(st->name, sizeof(st->name), "mbf%d", getpid());
+	/* One map first, under another name, so a configuration the kernel
+	 * refuses fails here with its own message. */
+	snprintf(probe, sizeof(probe), "mbp%d", getpid());
+	err = target->new_filled_map(run, probe, &fd);
+	if (err)
+		return err;
+	close(fd);
+	err = load_timing(st, run);
+	if (err)
+		return err;
+	memset(st->skel->bss->cnt, 0, sizeof(st->skel->bss->cnt));
+	run->batch = 1;
+	run->key_set = run->cfg->nr_entries;
+	return EXIT_OK;
+}
+
+static int free_run(struct run *run, int prod)
+{
+	struct free_state *st = run->priv;
+	int fd;
+
+	if (run->cfg->bench->target->new_filled_map(run, st->name, &fd))
+		return -EIO;
+	close(fd);	/* the last reference: the kernel queues the free */
+	return 0;
+}
+
+static void free_measure(struct run *run, struct prod_counters *out)
+{
+	struct free_state *st = run->priv;
+
+	counters_snapshot(st->skel->bss->cnt, run->cfg->producers, out);
+}
+
+static void free_teardown(struct run *run)
+{
+	struct free_state *st = run->priv;
+
+	if (!st)
+		return;
+	free_bpf__destroy(st->skel);
+	free(st);
+	run->priv = NULL;
+}
+
+const struct family free_family = {
+	.name = "free",
+	.validate = free_validate,
+	.setup = free_setup,
+	.run = free_run,
+	.measure = free_measure,
+	.teardown = free_teardown,
+};
