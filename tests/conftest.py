@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 SCHEMA = ROOT / "scripts" / "result-schema.json"
 
-# Names of every map and program mapbench creates; anything left with these
-# names after a run is a leak.
+# Names of every map and program mapbench creates (the free benchmarks' maps
+# are mbf<pid> and mbp<pid>); anything left with these names after a run is a leak.
 OUR_MAPS = {"target", "keys", "scratch", "tid2prod", "htab_bpf.bss", "htab_bpf.rodata",
             "lpm_bpf.bss", "lpm_bpf.rodata", "trie", "free_bpf.bss", "free_bpf.rodata", "starts"}
 OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "fentry_loop",
@@ -25,7 +25,7 @@ def bpf_objects():
         out = subprocess.run(["bpftool", "-j", kind, "list"], capture_output=True, text=True,
                              check=True).stdout
         return [o.get("name", "") for o in json.loads(out or "[]")]
-    maps = [n for n in names("map") if n in OUR_MAPS]
+    maps = [n for n in names("map") if n in OUR_MAPS or n.startswith(("mbf", "mbp"))]
     progs = [n for n in names("prog") if n in OUR_PROGS]
     links = names("link")
     return maps, progs, len(links)
@@ -40,6 +40,11 @@ def settled_objects(expected, timeout=10.0):
         if now == expected or time.monotonic() > deadline:
             return now
         time.sleep(0.1)
+
+
+def quiet_objects():
+    """bpf_objects() once earlier runs' maps have been freed: none of ours."""
+    return settled_objects(([], [], bpf_objects()[2]))
 
 
 def run_bench(*args, timeout=120):

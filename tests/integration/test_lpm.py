@@ -1,0 +1,86 @@
+"""LPM trie and map-free benchmarks on the live kernel."""
+import pytest
+
+from conftest import quiet_objects, run_bench, settled_objects
+
+SHORT = ["-w", "1", "-d", "2", "-q"]
+LPM_BENCHES = ["lpm-trie-noop", "lpm-trie-baseline", "lpm-trie-lookup", "lpm-trie-update",
+               "lpm-trie-insert", "lpm-trie-delete"]
+
+
+@pytest.mark.parametrize("bench", LPM_BENCHES)
+def test_every_lpm_benchmark_runs_clean(root, result, bench):
+    proc, doc = result(bench, "--prefix_len=32", "--producers=1", "--nr_entries=10000", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["status"] == "complete" and doc["errors"]["total"] == 0
+    assert doc["params"]["map_type"] == "BPF_MAP_TYPE_LPM_TRIE"
+    assert doc["params"]["prefix_len"] == 32 and doc["params"]["max_entries"] == 10000
+    assert doc["summary"]["samples"] == 2 and doc["summary"]["ops"] > 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--prefix-len", "32"], ["--prefix-len", "24", "--nr-entries", "1000", "--random"],
+    ["--key-size", "16", "--prefix-len", "64", "--nr-entries", "5000"],
+    ["--key-size", "16", "--prefix-len", "128"], ["--nr-entries", "1"],
+])
+def test_lookups_in_a_full_trie_all_hit(root, result, args):
+    proc, doc = result("lpm-trie-lookup", *SHORT, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["summary"]["hits"] > 0 and doc["summary"]["hit_rate"] == 1.0
+
+
+@pytest.mark.parametrize("bench", ["lpm-trie-delete", "lpm-trie-update"])
+def test_present_prefixes_are_always_found(root, result, bench):
+    proc, doc = result(bench, *SHORT, "--nr-entries", "5000")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["summary"]["misses"] == 0 and doc["summary"]["hits"] > 0
+
+
+def test_baseline_is_cheaper_than_lookup(root, result):
+    _, base = result("lpm-trie-baseline", *SHORT)
+    _, lookup = result("lpm-trie-lookup", *SHORT)
+    assert base["summary"]["latency_ns"]["mean"] < lookup["summary"]["latency_ns"]["mean"]
+
+
+def free_latency(result, bench, *args):
+    proc, doc = result(bench, "-w", "1", "-d", "3", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "bpf_map_free_deferred" in doc["params"]["timing"]
+    assert doc["summary"]["ops"] > 0
+    assert " ms/op" in proc.stdout and " K ops/s" in proc.stdout
+    return doc["summary"]["latency_ns"]["mean"]
+
+
+def test_freeing_a_larger_trie_takes_longer(root, result):
+    small = free_latency(result, "lpm-trie-free", "--nr-entries", "1000")
+    large = free_latency(result, "lpm-trie-free", "--nr-entries", "100000")
+    assert large > 10 * small
+
+
+def test_htab_free_is_timed(root, result):
+    assert free_latency(result, "htab-free", "--max-entries", "10000", "--no-prealloc") > 0
+
+
+def test_free_leaves_no_maps_behind(root):
+    before = quiet_objects()
+    run_bench("lpm-trie-free", "-w", "0", "-d", "2", "--nr-entries", "1000", "-q")
+    assert settled_objects(before) == before
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["lpm-trie-lookup", "--prefix-len", "33"], "--prefix-len"),
+    (["lpm-trie-lookup", "--key-size", "16", "--prefix-len", "129"], "--prefix-len"),
+    (["lpm-trie-lookup", "--nr-entries", "0"], "--nr-entries"),
+    (["lpm-trie-lookup", "--nr-entries", "100", "--max-entries", "10"], "larger than"),
+    (["lpm-trie-lookup", "--nr-entries", "300", "--prefix-len", "8"], "distinct prefixes"),
+    (["lpm-trie-delete", "-p", "2"], "-p 1"),
+    (["lpm-trie-insert", "-p", "2"], "-p 1"),
+    (["lpm-trie-free", "-p", "2"], "-p 1"),
+    (["lpm-trie-lookup", "--map", "htab"], "LPM trie"),
+    (["htab-lookup", "--prefix-len", "8"], "LPM"),
+])
+def test_bad_lpm_input_is_one_line_and_exit_1(args, needle):
+    proc = run_bench(*args)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
