@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <linux/types.h>
 #include "bench_shared.h"
 
@@ -54,6 +55,7 @@ struct config {
 	enum key_order keys;
 	unsigned int seed;
 	int batch;			/* operations per program run */
+	bool all;			/* mem: every map type */
 	int argc;
 	char **argv;
 };
@@ -76,6 +78,9 @@ struct family {
 	/* For the free benchmarks: create a map named name, filled as the
 	 * configuration says, and return its fd in *fd; an exit status. */
 	int (*new_filled_map)(struct run *run, const char *name, int *fd);
+	/* Instead of setup/run/measure/teardown: measure without producers and
+	 * return the result's family-specific part in *out; an exit status. */
+	int (*oneshot)(struct run *run, json_t **out);
 };
 
 struct bench {

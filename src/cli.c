@@ -11,7 +11,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "prefix-len", required_argument, NULL, OPT_PREFIX_LEN },
 	{ "prefix_len", required_argument, NULL, OPT_PREFIX_LEN },
 	{}
@@ -138,6 +139,7 @@ void cli_usage(FILE *f)
 "      --keys seq|random   key order; random is a precomputed permutation\n"
 "      --seed N            permutation seed (default 1)\n"
 "      --batch N           operations per program run (default 1024)\n"
+"      --all               mem: measure every map type\n"
 "Underscore spellings (--nr_entries, --key_size, --max_entries, --prefix_len,\n"
 "--nr_loops)\n"
 "and the kernel bench's benchmark names are accepted.\n"
@@ -263,6 +265,7 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case OPT_RANDOM: cfg->keys = KEYS_RANDOM; break;
 		case OPT_KEYS: CHOICE("keys", cfg->keys, "seq", "random"); break;
 		case OPT_LOOP: CHOICE("loop", cfg->loop, "auto", "bpf_for", "bpf_loop"); break;
+		case OPT_ALL: cfg->all = true; break;
 		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, cfg->prefix_len); break;
 		case OPT_SEED: NUM("seed", 0, UINT32_MAX, cfg->seed); break;
 		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, cfg->batch); break;

@@ -74,6 +74,40 @@ static int run_exit_status(const struct samples *s, const struct run_summary *su
 	return EXIT_OK;
 }
 
+static enum run_status status_of(int exit_status)
+{
+	if (exit_status == EXIT_OK)
+		return RUN_COMPLETE;
+	if (exit_status == EXIT_UNSUPPORTED)
+		return RUN_UNSUPPORTED;
+	return exit_status > 128 ? RUN_INTERRUPTED : RUN_FAILED;
+}
+
+/* A benchmark measured without producers (mem): its own part of the result. */
+static int measure_oneshot(struct run *run)
+{
+	const struct config *cfg = run->cfg;
+	json_t *part = NULL, *doc;
+	int status, err = 0;
+
+	status = cfg->bench->family->oneshot(run, &part);
+	if (cfg->json_path) {
+		doc = result_json(run, NULL, NULL, status_of(status));
+		if (doc && part)
+			json_object_set(doc, "memory", part);
+		err = doc ? result_write(cfg->json_path, doc) : -ENOMEM;
+		json_decref(doc);
+	}
+	json_decref(part);
+	if (err) {
+		mb_err("writing %s failed: %s", cfg->json_path, strerror(-err));
+		return status ?: EXIT_RUNTIME;
+	}
+	if (cfg->json_path && !cfg->quiet)
+		printf("Result: %s\n", cfg->json_path);
+	return status;
+}
+
 static int measure(struct run *run)
 {
 	const struct family *f = run->cfg->bench->family;
@@ -128,5 +162,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	sampler_install_signals();
+	if (cfg.bench->family->oneshot)
+		return measure_oneshot(&run);
 	return measure(&run);
 }

@@ -5,6 +5,7 @@
 #include "free.h"
 #include "htab.h"
 #include "lpm.h"
+#include "mem.h"
 
 const struct bench benches[] = {
 	{ "noop", {"htab-noop"}, &htab_family, MB_OP_BASELINE, LAYOUT_SHARED,
@@ -26,6 +27,8 @@ const struct bench benches[] = {
 	{ "htab-free", {}, &free_family, MB_OP_FREE, LAYOUT_SHARED,
 	  "time the kernel takes to free a map holding nr-entries elements",
 	  .target = &htab_family, .single_producer = true, .slow = true },
+	{ "mem", {}, &mem_family, MB_OP_NOOP, LAYOUT_SHARED,
+	  "bytes per element: kernel accounting and cgroup charge (--all: every map type)" },
 	{ "lpm-trie-noop", {}, &lpm_family, MB_OP_NOOP, LAYOUT_SHARED,
 	  "the LPM producer loop alone" },
 	{ "lpm-trie-baseline", {}, &lpm_family, MB_OP_BASELINE, LAYOUT_SHARED,

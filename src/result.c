@@ -93,18 +93,18 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_errno", by);
 }
 
+static json_t *throughput_json(const struct samples *s, const struct run_summary *sum);
+
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, enum run_status status)
 {
 	static const char *const statuses[] = { "complete", "interrupted", "failed", "unsupported" };
 	const struct config *c = run->cfg;
-	json_t *samples = json_array(), *cmd = json_array(), *doc;
+	json_t *cmd = json_array(), *doc;
 
-	for (int i = 0; i < s->n; i++)
-		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
 	for (int i = 0; i < c->argc; i++)
 		json_array_append_new(cmd, json_string(c->argv[i]));
-	doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o, s:o}",
+	doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o}",
 		"schema", RESULT_SCHEMA,
 		"schema_version", RESULT_SCHEMA_VERSION,
 		"status", statuses[status],
@@ -112,6 +112,21 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		"family", c->bench->family->name,
 		"command", cmd,
 		"params", params_json(run),
+		"environment", env_json(run));
+	if (doc && status >= RUN_FAILED)
+		json_object_set_new(doc, "reason", json_string(mb_last_error()));
+	if (doc && s)
+		json_object_update_new(doc, throughput_json(s, sum));
+	return doc;
+}
+
+static json_t *throughput_json(const struct samples *s, const struct run_summary *sum)
+{
+	json_t *samples = json_array();
+
+	for (int i = 0; i < s->n; i++)
+		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
+	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o}",
 		"samples", samples,
 		"summary",
 			"samples", sum->n,
@@ -124,11 +139,7 @@ json_t *result_json(const struct run *run, const struct samples *s,
 			"misses", (json_int_t)sum->misses,
 			"hit_rate", num(sum->hit_rate),
 			"duty", num(sum->duty),
-		"errors", errors_json(s, sum->errors),
-		"environment", env_json(run));
-	if (doc && status >= RUN_FAILED)
-		json_object_set_new(doc, "reason", json_string(mb_last_error()));
-	return doc;
+		"errors", errors_json(s, sum->errors));
 }
 
 static int mkdir_parents(const char *dir)

@@ -11,7 +11,8 @@
 /* failed and unsupported documents carry a "reason": the one-line error. */
 enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };
 
-/* The self-describing result document (schema in README.org). */
+/* The self-describing result document (schema in README.org); without
+ * samples (s NULL) for benchmarks that add their own part. */
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, enum run_status status);
 /* Make path's directory if needed and check it is writable: before a run,

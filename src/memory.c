@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where memory figures come from: fdinfo memlock and the memory cgroup. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "memory.h"
+
+#define V1_ROOT "/sys/fs/cgroup/memory"
+#define V2_ROOT "/sys/fs/cgroup"
+
+long long map_memlock(int fd)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %lld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long long read_ll(const char *dir, const char *file)
+{
+	char path[640];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int write_pid(const char *procs)
+{
+	FILE *f = fopen(procs, "w");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", getpid()) < 0)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/* This process's cgroup path under the hierarchy that has the memory
+ * controller: "N:memory:/path" (v1) or "0::/path" (v2). */
+static bool own_cgroup(int version, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[512];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *ctrl = strchr(line, ':'), *p;
+
+		if (!ctrl || !(p = strchr(ctrl + 1, ':')))
+			continue;
+		*p++ = 0;
+		p[strcspn(p, "\n")] = 0;
+		if ((version == 1 && !strcmp(ctrl + 1, "memory")) ||
+		    (version == 2 && line[0] == '0' && !ctrl[1])) {
+			snprintf(path, len, "%s", p);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool v2_has_memory(void)
+{
+	char buf[512] = "";
+	FILE *f = fopen(V2_ROOT "/cgroup.controllers", "r");
+
+	if (f && !fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	if (f)
+		fclose(f);
+	return strstr(buf, "memory");
+}
+
+int memcg_enter(struct memcg *cg, const char *name)
+{
+	char own[256], procs[600];
+	const char *root;
+	int err;
+
+	memset(cg, 0, sizeof(*cg));
+	if (v2_has_memory() && own_cgroup(2, own, sizeof(own))) {
+		cg->version = 2, root = V2_ROOT;
+		cg->usage = "memory.current", cg->peak = "memory.peak";
+	} else if (!access(V1_ROOT "/memory.usage_in_bytes", R_OK) && own_cgroup(1, own, sizeof(own))) {
+		cg->version = 1, root = V1_ROOT;
+		cg->usage = "memory.usage_in_bytes", cg->peak = "memory.max_usage_in_bytes";
+	} else {
+		return -ENOENT;
+	}
+	if (!strcmp(own, "/"))
+		own[0] = 0;
+	snprintf(cg->home, sizeof(cg->home), "%s%s/cgroup.procs", root, own);
+	snprintf(cg->dir, sizeof(cg->dir), "%s%s/%s", root, own, name);
+	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
+		err = -errno;
+		cg->version = 0;
+		return err;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg->dir);
+	err = write_pid(procs);
+	if (err)
+		memcg_leave(cg);
+	return err;
+}
+
+long long memcg_usage(const struct memcg *cg)
+{
+	return cg->version ? read_ll(cg->dir, cg->usage) : -1;
+}
+
+long long memcg_peak(const struct memcg *cg)
+{
+	return cg->version ? read_ll(cg->dir, cg->peak) : -1;
+}
+
+long long memcg_settle(const struct memcg *cg)
+{
+	long long prev = memcg_usage(cg), cur;
+	int stable = 0;
+
+	/* Frees go through a workqueue and RCU grace periods: give them a
+	 * second before trusting a quiet spell. */
+	for (int i = 0; cg->version && i < 200 && (i < 20 || stable < 5); i++) {
+		usleep(50000);
+		cur = memcg_usage(cg);
+		stable = cur == prev ? stable + 1 : 0;
+		prev = cur;
+	}
+	return prev;
+}
+
+void memcg_leave(struct memcg *cg)
+{
+	if (!cg->version)
+		return;
+	write_pid(cg->home);
+	/* Charges of maps not yet freed keep the cgroup busy for a moment. */
+	for (int i = 0; i < 100 && rmdir(cg->dir) && errno == EBUSY; i++)
+		usleep(10000);
+	cg->version = 0;
+}
+
+const char *memcg_describe(const struct memcg *cg)
+{
+	static char buf[600];
+
+	if (!cg->version)
+		return "none";
+	snprintf(buf, sizeof(buf), "v%d %s", cg->version, cg->dir);
+	return buf;
+}
