@@ -56,6 +56,7 @@ struct config {
 	unsigned int seed;
 	int batch;			/* operations per program run */
 	bool all;			/* mem: every map type */
+	const char *use_case;		/* htab-mem: which churn benchmark */
 	int argc;
 	char **argv;
 };
@@ -81,6 +82,9 @@ struct family {
 	/* Instead of setup/run/measure/teardown: measure without producers and
 	 * return the result's family-specific part in *out; an exit status. */
 	int (*oneshot)(struct run *run, json_t **out);
+	/* For benchmarks that track memory: the map's memlock and the bytes its
+	 * cgroup is charged now, -1 where unknown. */
+	void (*memory)(struct run *run, long long *memlock, long long *charged);
 };
 
 struct bench {
@@ -93,6 +97,7 @@ struct bench {
 	const struct family *target;	/* free benchmarks: whose maps are freed */
 	bool single_producer;		/* the op needs the map to itself */
 	bool slow;			/* report K ops/s and ms/op */
+	bool track_mem;			/* sample the map's memory every second */
 };
 
 /* One run: its configuration and what setup resolved about the kernel. */

@@ -11,7 +11,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +47,9 @@ static const struct option long_opts[] = {
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "use-case", required_argument, NULL, OPT_USE_CASE },
+	{ "use_case", required_argument, NULL, OPT_USE_CASE },
+	{ "preallocated", no_argument, NULL, OPT_PREALLOC },
 	{ "prefix-len", required_argument, NULL, OPT_PREFIX_LEN },
 	{ "prefix_len", required_argument, NULL, OPT_PREFIX_LEN },
 	{}
@@ -140,6 +143,8 @@ void cli_usage(FILE *f)
 "      --seed N            permutation seed (default 1)\n"
 "      --batch N           operations per program run (default 1024)\n"
 "      --all               mem: measure every map type\n"
+"      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
+"                          add_del_on_diff_cpu\n"
 "Underscore spellings (--nr_entries, --key_size, --max_entries, --prefix_len,\n"
 "--nr_loops)\n"
 "and the kernel bench's benchmark names are accepted.\n"
@@ -222,6 +227,34 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	field = v_;								\
 } while (0)
 
+/* The benchmark by name or alias; htab-mem picks one by --use-case, as the
+ * kernel bench does. */
+static int find_bench(struct config *cfg, const char *name)
+{
+	char full[64];
+
+	if (!strcmp(name, "htab-mem")) {
+		snprintf(full, sizeof(full), "htab-mem-%s", cfg->use_case ?: "overwrite");
+		cfg->bench = bench_find(full);
+		if (!cfg->bench) {
+			mb_err("--use-case takes overwrite, batch_add_batch_del or add_del_on_diff_cpu, not '%s'",
+			       cfg->use_case);
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	cfg->bench = bench_find(name);
+	if (!cfg->bench) {
+		mb_err("unknown benchmark '%s'; ./bench -l lists them", name);
+		return EXIT_USAGE;
+	}
+	if (cfg->use_case) {
+		mb_err("--use-case is for htab-mem, not %s", name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action)
 {
 	int c;
@@ -266,6 +299,7 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case OPT_KEYS: CHOICE("keys", cfg->keys, "seq", "random"); break;
 		case OPT_LOOP: CHOICE("loop", cfg->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: cfg->all = true; break;
+		case OPT_USE_CASE: cfg->use_case = optarg; break;
 		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, cfg->prefix_len); break;
 		case OPT_SEED: NUM("seed", 0, UINT32_MAX, cfg->seed); break;
 		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, cfg->batch); break;
@@ -287,10 +321,5 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		mb_err("one benchmark at a time: '%s' then '%s'", argv[optind], argv[optind + 1]);
 		return EXIT_USAGE;
 	}
-	cfg->bench = bench_find(argv[optind]);
-	if (!cfg->bench) {
-		mb_err("unknown benchmark '%s'; ./bench -l lists them", argv[optind]);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
+	return find_bench(cfg, argv[optind]);
 }

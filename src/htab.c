@@ -13,6 +13,7 @@
 #include "log.h"
 #include "probe.h"
 #include "free.h"
+#include "memory.h"
 #include "progs.h"
 
 #define MAX_KEY_SIZE 512	/* the kernel's MAX_BPF_STACK limit for hash keys */
@@ -20,6 +21,7 @@
 struct htab_state {
 	struct progs progs;	/* first: the progs_* callbacks find it here */
 	struct htab_bpf *skel;
+	struct memcg cg;	/* htab-mem: where the map's memory is charged */
 };
 
 static const struct { const char *name, *suffix; bool lru, rhtab, percpu; } map_kinds[] = {
@@ -51,8 +53,11 @@ static int htab_validate(struct config *cfg)
 
 	if (!cfg->map_name)
 		cfg->map_name = "htab";
+	/* htab-mem keeps the kernel bench's defaults: 16K entries, no prealloc. */
 	if (cfg->max_entries < 0)
-		cfg->max_entries = 1000;
+		cfg->max_entries = cfg->bench->track_mem ? 16384 : 1000;
+	if (cfg->prealloc < 0 && cfg->bench->track_mem && strncmp(cfg->map_name, "lru", 3))
+		cfg->prealloc = 0;
 	if (cfg->prefix_len >= 0) {
 		mb_err("--prefix-len is for LPM trie benchmarks, not %s", cfg->bench->name);
 		return EXIT_USAGE;
@@ -167,6 +172,13 @@ static int htab_setup(struct run *run)
 	err = resolve_map_type(run);
 	if (err)
 		return err;
+	if (run->cfg->bench->track_mem) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "mapbench-%d", getpid());
+		if (memcg_enter(&st->cg, name) && !run->cfg->quiet)
+			printf("No memory cgroup to use: charged memory is left out\n");
+	}
 	st->skel = htab_bpf__open();
 	if (!st->skel) {
 		mb_err("opening the BPF object failed: %s", strerror(errno));
@@ -196,8 +208,17 @@ static void htab_teardown(struct run *run)
 		return;
 	progs_stop(&st->progs);
 	htab_bpf__destroy(st->skel);
+	memcg_leave(&st->cg);
 	free(st);
 	run->priv = NULL;
+}
+
+static void htab_memory(struct run *run, long long *memlock, long long *charged)
+{
+	struct htab_state *st = run->priv;
+
+	*memlock = map_memlock(bpf_map__fd(st->skel->maps.target));
+	*charged = memcg_usage(&st->cg);
 }
 
 const struct family htab_family = {
@@ -209,4 +230,5 @@ const struct family htab_family = {
 	.teardown = htab_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,
+	.memory = htab_memory,
 };

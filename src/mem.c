@@ -62,6 +62,7 @@ static int row_config(const struct config *base, const struct mem_kind *k, struc
 	out->map_name = k->map;
 	out->prealloc = k->prealloc;
 	out->nr_entries = -1;
+	out->max_entries = base->max_entries;
 	if (!strcmp(k->map, "lpm_trie"))
 		out->map_name = NULL;
 	return family_of(k->map)->validate(out);
@@ -98,12 +99,14 @@ static int mem_validate(struct config *cfg)
 		return EXIT_USAGE;
 	}
 	if (!cfg->all)
-		return row_config(cfg, &k, &row);
-	for (size_t i = 0; i < sizeof(all_kinds) / sizeof(*all_kinds); i++)
+		err = row_config(cfg, &k, &row);
+	for (size_t i = 0; cfg->all && i < sizeof(all_kinds) / sizeof(*all_kinds); i++)
 		if ((err = row_config(cfg, &all_kinds[i], &row)))
 			return err;
-	cfg->map_name = "all";
-	return EXIT_OK;
+	if (cfg->all)
+		cfg->map_name = "all";
+	cfg->nr_entries = cfg->max_entries;	/* every map is filled */
+	return err;
 }
 
 static __u32 key_size_of(int fd)

@@ -91,6 +91,11 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	if (!isnan(sum->hit_rate))
 		printf("Hits: %.2lf%% (%llu of %llu)\n", sum->hit_rate * 100,
 		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses));
+	if (!isnan(sum->memlock_avg))
+		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak "
+		       "(throughput counts single map operations, not batches)\n",
+		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
+		       sum->charged_avg / 1048576, sum->charged_peak / 1048576);
 	print_errors(s, sum->errors);
 	fflush(stdout);
 }

@@ -68,11 +68,13 @@ static json_t *sample_json(const struct sample *x, int i, int nprod)
 		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I}",
 			"ops", (json_int_t)x->prod[p].ops, "ns", (json_int_t)x->prod[p].ns,
 			"hits", (json_int_t)x->prod[p].hits, "misses", (json_int_t)x->prod[p].misses));
-	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
 		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
 		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns,
 		"hits", (json_int_t)x->hits, "misses", (json_int_t)x->misses,
 		"throughput_mops", num(x->mops), "latency_ns", num(x->latency_ns),
+		"memlock_bytes", x->memlock >= 0 ? json_integer(x->memlock) : json_null(),
+		"charged_bytes", x->charged >= 0 ? json_integer(x->charged) : json_null(),
 		"producers", prods);
 }
 
@@ -126,7 +128,7 @@ static json_t *throughput_json(const struct samples *s, const struct run_summary
 
 	for (int i = 0; i < s->n; i++)
 		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
-	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}, s:o}",
+	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o}}, s:o}",
 		"samples", samples,
 		"summary",
 			"samples", sum->n,
@@ -139,6 +141,11 @@ static json_t *throughput_json(const struct samples *s, const struct run_summary
 			"misses", (json_int_t)sum->misses,
 			"hit_rate", num(sum->hit_rate),
 			"duty", num(sum->duty),
+			"memory",
+				"memlock_avg", num(sum->memlock_avg),
+				"memlock_peak", num(sum->memlock_peak),
+				"charged_avg", num(sum->charged_avg),
+				"charged_peak", num(sum->charged_peak),
 		"errors", errors_json(s, sum->errors));
 }
 

@@ -125,6 +125,9 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].hits - prev[p].hits, cur[p].misses - prev[p].misses,
 			};
 		sample_finish(s, nprod);
+		s->memlock = s->charged = -1;
+		if (cfg->bench->track_mem)
+			f->memory(run, &s->memlock, &s->charged);
 		output_iter(run, out, out->n - 1);
 		memcpy(prev, cur, nprod * sizeof(*cur));
 		t_prev = t_cur;

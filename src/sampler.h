@@ -16,6 +16,8 @@ struct sample {
 	__u64 ops, ns, hits, misses;
 	double mops;		/* sum over producers of ops / in-kernel time */
 	double latency_ns;	/* in-kernel time per operation */
+	long long memlock;	/* map memory at the end of the interval, or -1 */
+	long long charged;	/* bytes charged to the bench's cgroup, or -1 */
 	struct prod_delta *prod;
 };
 

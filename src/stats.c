@@ -32,15 +32,24 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 {
 	double *mops = calloc(s->n + 1, sizeof(double));
 	double *lat = calloc(s->n + 1, sizeof(double));
-	double wall = 0, busy = 0;
-	int n = 0;
+	double wall = 0, busy = 0, mem_sum = 0, chg_sum = 0;
+	int n = 0, nmem = 0, nchg = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->memlock_peak = out->charged_peak = -1;
 	for (int i = 0; mops && lat && i < s->n; i++) {
 		const struct sample *x = &s->v[i];
 
 		if (x->warmup)
 			continue;
+		if (x->memlock >= 0) {
+			mem_sum += x->memlock, nmem++;
+			out->memlock_peak = fmax(out->memlock_peak, x->memlock);
+		}
+		if (x->charged >= 0) {
+			chg_sum += x->charged, nchg++;
+			out->charged_peak = fmax(out->charged_peak, x->charged);
+		}
 		if (!x->ops) {
 			out->empty++;
 			continue;
@@ -61,6 +70,12 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 	out->hit_rate = out->hits + out->misses ?
 			(double)out->hits / (out->hits + out->misses) : NAN;
 	out->duty = wall ? busy / wall : NAN;
+	out->memlock_avg = nmem ? mem_sum / nmem : NAN;
+	out->charged_avg = nchg ? chg_sum / nchg : NAN;
+	if (!nmem)
+		out->memlock_peak = NAN;
+	if (!nchg)
+		out->charged_peak = NAN;
 	for (int e = 0; e < ERRNO_SLOTS; e++)
 		out->errors += s->errs[e];
 	free(mops);

@@ -18,6 +18,8 @@ struct run_summary {
 	__u64 ops, hits, misses, errors;
 	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */
 	double duty;		/* share of producer wall time spent in timed operations */
+	double memlock_avg, memlock_peak;	/* bytes; NAN when not tracked */
+	double charged_avg, charged_peak;
 };
 
 /* Sample statistics (stddev with n - 1); NAN fields when n == 0. */
