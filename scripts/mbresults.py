@@ -1,0 +1,320 @@
+"""Loading, grouping and comparing mapbench results (used by compare, gate,
+report and plot).
+
+A run (one ./bench process, or one Summary line of a kernel bench log) is one
+sample: its value is the median of its post-warmup intervals. Runs of the same
+benchmark and parameters form a group; groups of two sets are matched on the
+benchmark and every parameter.
+"""
+import json
+import math
+import re
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+SCHEMA = "mapbench-result"
+
+# metric -> (unit, direction: +1 higher is better, -1 lower is better)
+METRICS = {
+    "throughput": ("M ops/s", +1),
+    "latency": ("ns/op", -1),
+    "bytes_per_element": ("B", -1),
+    "memlock_peak": ("B", -1),
+}
+
+# Environment fields that make two sets not comparable if they differ
+# (the kernel is expected to differ).
+ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden"]
+ENV_WARN = ["mitigations", "smt_active", "cpufreq_governor", "cpufreq_boost", "host"]
+
+
+class InputError(Exception):
+    """A result file or folder that cannot be used; the message says why."""
+
+
+@dataclass
+class Run:
+    source: str
+    benchmark: str
+    params: dict
+    metrics: dict                  # metric -> value for this run
+    env: dict = field(default_factory=dict)
+    duration: float = math.nan      # measured seconds
+
+    def key(self):
+        return (self.benchmark, json.dumps(self.params, sort_keys=True))
+
+
+# ---------------------------------------------------------------- loading
+
+def _run_from_result(doc, source):
+    """One Run per throughput document; one per memory row for mem."""
+    if doc.get("schema") != SCHEMA:
+        raise InputError(f"{source}: not a mapbench result (schema is {doc.get('schema')!r})")
+    if doc.get("schema_version") != 1:
+        raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported")
+    env = doc.get("environment", {})
+    params = {k: v for k, v in doc["params"].items()}
+    if doc["status"] not in ("complete",):
+        return []
+    if "memory" in doc:
+        runs = []
+        for row in doc["memory"]["rows"]:
+            if row["status"] != "ok":
+                continue
+            p = dict(params, map=row["map"], prealloc=row["prealloc"], row=row["label"])
+            runs.append(Run(source, "mem", p, {"bytes_per_element": row["bytes_per_element"]}, env))
+        return runs
+    measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
+    if not measured:
+        return []
+    tput = float(np.median([s["throughput_mops"] for s in measured]))
+    lat = float(np.median([s["latency_ns"] for s in measured]))
+    metrics = {"throughput": tput, "latency": lat}
+    peak = doc["summary"].get("memory", {}).get("memlock_peak")
+    if peak is not None:
+        metrics["memlock_peak"] = peak
+    dur = sum(s["interval_ns"] for s in measured) / 1e9
+    return [Run(source, doc["benchmark"], params, metrics, env, dur)]
+
+
+# "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
+# LPM cover letter's "lookup: throughput 7.423 ± 0.023 M ops/s (...), latency 134.710 ns/op"
+_SUMMARY = re.compile(
+    r"^\s*(?P<name>[\w.-]+)?\s*:\s*throughput\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*"
+    r"(?P<tunit>[MK])\s*ops/s.*?latency\s+(?P<lat>[\d.]+)\s*(?P<lunit>ns|us|ms)/op")
+_HITS = re.compile(r"^\s*Summary:\s*hits\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*M/s")
+_SCALE = {"M": 1.0, "K": 1e-3}
+_LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+
+
+def parse_kernel_bench(text, source):
+    """Runs from the kernel selftests bench's text output, one per Summary line."""
+    runs = []
+    default = Path(source).stem
+    for line in text.splitlines():
+        m = _SUMMARY.match(line)
+        if m:
+            name = m.group("name")
+            name = default if name in (None, "Summary") else name
+            runs.append(Run(source, name, {"source": "kernel-bench"}, {
+                "throughput": float(m.group("tput")) * _SCALE[m.group("tunit")],
+                "latency": float(m.group("lat")) * _LAT[m.group("lunit")]}))
+            continue
+        m = _HITS.match(line)
+        if m:
+            runs.append(Run(source, default, {"source": "kernel-bench"},
+                            {"throughput": float(m.group("tput"))}))
+    return runs
+
+
+def load_path(path):
+    """Runs from a result file, a kernel bench log, or a folder of them."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file or folder")
+    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+    runs = []
+    for f in files:
+        if f.name.endswith((".png", ".svg")) or ".tmp." in f.name:
+            continue
+        text = f.read_text(errors="replace")
+        if f.suffix == ".json":
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{f}: not valid JSON ({e})") from e
+            runs += _run_from_result(doc, str(f))
+        else:
+            runs += parse_kernel_bench(text, str(f))
+    if not runs:
+        raise InputError(f"{path}: no completed results in it")
+    return runs
+
+
+def load_set(paths):
+    runs = []
+    for p in paths:
+        runs += load_path(p)
+    return runs
+
+
+# ---------------------------------------------------------------- grouping
+
+def frame(runs, metric, ignore=()):
+    """One row per run with the metric: columns benchmark, params (without the
+    ignored ones, as JSON), value."""
+    rows = [{"benchmark": r.benchmark,
+             "params": json.dumps({k: v for k, v in r.params.items() if k not in ignore},
+                                  sort_keys=True),
+             "value": r.metrics[metric]} for r in runs if metric in r.metrics]
+    return pd.DataFrame(rows, columns=["benchmark", "params", "value"])
+
+
+def groups(runs, metric, ignore=()):
+    """{(benchmark, params): np.array of values}."""
+    df = frame(runs, metric, ignore)
+    return {k: g["value"].to_numpy() for k, g in df.groupby(["benchmark", "params"], sort=True)}
+
+
+def varying_params(keys):
+    """Parameter names whose values differ between groups of the same benchmark."""
+    seen = {}
+    for bench, params in keys:
+        for k, v in json.loads(params).items():
+            seen.setdefault((bench, k), set()).add(json.dumps(v))
+    return {k for (_, k), vals in seen.items() if len(vals) > 1}
+
+
+def label(key, varying):
+    bench, params = key
+    p = json.loads(params)
+    extra = [f"{k}={p[k]}" for k in sorted(varying) if k in p]
+    return " ".join([bench] + extra)
+
+
+def env_differences(a_runs, b_runs):
+    """(must_match, warn) lists of 'field: A vs B' for environments that differ."""
+    def values(runs, f):
+        return {json.dumps(r.env.get(f), sort_keys=True) for r in runs if r.env}
+    hard, soft = [], []
+    for fields, out in ((ENV_MUST_MATCH, hard), (ENV_WARN, soft)):
+        for f in fields:
+            va, vb = values(a_runs, f), values(b_runs, f)
+            if va and vb and va != vb:
+                out.append(f"{f}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
+    return hard, soft
+
+
+# ---------------------------------------------------------------- statistics
+
+@dataclass
+class Comparison:
+    key: tuple
+    metric: str
+    a: np.ndarray
+    b: np.ndarray
+    delta_pct: float
+    ci_low: float
+    ci_high: float
+    p: float
+    p_adj: float = math.nan
+    verdict: str = ""
+
+    @property
+    def direction(self):
+        return METRICS[self.metric][1]
+
+    def good(self):
+        """Delta signed so that positive is better."""
+        return self.delta_pct * self.direction
+
+
+def ratio_ci(a, b, level=0.95, resamples=10000):
+    """Percentile bootstrap CI of mean(b) / mean(a), as a percent change."""
+    if len(a) < 2 or len(b) < 2:
+        return math.nan, math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap((a, b), lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis),
+                              vectorized=True, paired=False, confidence_level=level,
+                              n_resamples=resamples, method="percentile",
+                              random_state=np.random.default_rng(12345))
+    lo, hi = res.confidence_interval
+    return (lo - 1) * 100, (hi - 1) * 100
+
+
+def p_value(a, b, test):
+    if len(a) < 2 or len(b) < 2:
+        return math.nan
+    if np.all(a == a[0]) and np.all(b == b[0]):
+        return 1.0 if a[0] == b[0] else 0.0
+    if test == "welch":
+        return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def holm(pvalues):
+    """Holm-adjusted p-values, in the input order (NaN stays NaN)."""
+    idx = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    order = sorted(idx, key=lambda i: pvalues[i])
+    adj = [math.nan] * len(pvalues)
+    running = 0.0
+    m = len(order)
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adj[i] = running
+    return adj
+
+
+def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
+    """One Comparison per group present in both sets; parameters in ignore do
+    not take part in matching (e.g. max_entries, to set two sizes side by side)."""
+    ga, gb = groups(a_runs, metric, ignore), groups(b_runs, metric, ignore)
+    out = []
+    for key in sorted(set(ga) & set(gb)):
+        a, b = ga[key], gb[key]
+        delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
+        lo, hi = ratio_ci(a, b, level)
+        out.append(Comparison(key, metric, a, b, delta, lo, hi, p_value(a, b, test)))
+    adj = holm([c.p for c in out])
+    for c, p in zip(out, adj):
+        c.p_adj = p
+    return out, sorted(set(ga) ^ set(gb))
+
+
+def verdict(c, alpha, min_runs, adjusted=False):
+    if len(c.a) < min_runs or len(c.b) < min_runs:
+        return "too few runs"
+    p = c.p_adj if adjusted else c.p
+    if math.isnan(p) or p >= alpha:
+        return "no significant change"
+    return "improvement" if c.good() > 0 else "regression"
+
+
+def fmt_num(v, digits=3):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:.{digits}f}"
+
+
+def die(msg, status=3):
+    print(f"{Path(sys.argv[0]).name}: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+# ---------------------------------------------------------------- tables
+
+def render_table(headers, rows, fmt="text", width=None, left=(0,)):
+    """Rows as a plain-text table (the cover letters' style), Markdown or Org.
+    Columns in left are left-aligned, the others right-aligned. With width,
+    the first column is shortened until the table fits."""
+    cells = [list(map(str, headers))] + [list(map(str, r)) for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    if width:
+        rest = sum(widths[1:]) + 3 * (len(widths) - 1)
+        if widths[0] + rest > width:
+            widths[0] = max(8, width - rest)
+            for r in cells:
+                if len(r[0]) > widths[0]:
+                    r[0] = r[0][:widths[0] - 1] + "~"
+
+    def line(r):
+        out = [c.ljust(w) if i in left else c.rjust(w)
+               for i, (c, w) in enumerate(zip(r, widths))]
+        if fmt == "text":
+            return " | ".join(out).rstrip()
+        return "| " + " | ".join(out) + " |"
+
+    sep = {"text": "-|-", "md": "-|-", "org": "-+-"}[fmt]
+    rule = sep.join("-" * w for w in widths)
+    if fmt != "text":
+        rule = ("|-" if fmt == "md" else "|-") + rule + "-|"
+    lines = [line(cells[0]), rule] + [line(r) for r in cells[1:]]
+    return "\n".join(lines)

@@ -1,0 +1,244 @@
+"""compare, gate, report and plot on result files whose answers are known."""
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_bench
+
+SCRIPTS = ROOT / "scripts"
+ENV = {"cpu_model": "AMD EPYC", "online_cpus": 2, "kernel_release": "6.18.44",
+       "bpf_jit_enable": "1", "bpf_jit_harden": "0"}
+
+
+def result_doc(bench, medians, params=None, env=None, latency=False):
+    """A result document whose runs' medians are the given values."""
+    samples = [{"index": 0, "warmup": True, "interval_ns": 1e9, "ops": 1, "ns": 1, "hits": 0,
+                "misses": 0, "throughput_mops": 1.0, "latency_ns": 1.0, "memlock_bytes": None,
+                "charged_bytes": None, "producers": []}]
+    samples += [{"index": i + 1, "warmup": False, "interval_ns": 1e9, "ops": 1000, "ns": 1000,
+                 "hits": 0, "misses": 0, "throughput_mops": m, "latency_ns": 1000.0 / m,
+                 "memlock_bytes": None, "charged_bytes": None, "producers": []}
+                for i, m in enumerate(medians)]
+    return {"schema": "mapbench-result", "schema_version": 1, "status": "complete",
+            "benchmark": bench, "family": "htab", "command": ["./bench", bench],
+            "params": params or {"map": "htab", "max_entries": 1000, "nr_entries": 1000,
+                                 "key_size": 4},
+            "samples": samples, "summary": {"memory": {}}, "errors": {"total": 0},
+            "environment": dict(ENV, **(env or {}))}
+
+
+def write_set(folder, bench, values, **kw):
+    """One result file per run; each run's median is one of values."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, v in enumerate(values):
+        (folder / f"{bench}-{i}.json").write_text(json.dumps(result_doc(bench, [v] * 3, **kw)))
+    return folder
+
+
+def script(name, *args):
+    return subprocess.run(["/usr/bin/python3", str(SCRIPTS / name), *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def noisy(mean, cv, n, seed):
+    return list(np.random.default_rng(seed).normal(mean, mean * cv, n))
+
+
+@pytest.fixture
+def slowdown(tmp_path):
+    """htab-lookup 10% slower after, little noise; htab-update unchanged."""
+    a, b = tmp_path / "before", tmp_path / "after"
+    write_set(a, "htab-lookup", noisy(100, 0.005, 6, 1))
+    write_set(b, "htab-lookup", noisy(90, 0.005, 6, 2))
+    write_set(a, "htab-update", noisy(30, 0.01, 6, 3))
+    write_set(b, "htab-update", noisy(30, 0.01, 6, 4))
+    return a, b
+
+
+def verdicts(out):
+    return {line.split()[0]: line.split("|")[-1].strip()
+            for line in out.splitlines() if line.startswith("htab-")}
+
+
+def test_ten_percent_slowdown_is_a_regression(slowdown):
+    proc = script("compare", *slowdown)
+    assert proc.returncode == 0, proc.stderr
+    v = verdicts(proc.stdout)
+    assert v == {"htab-lookup": "regression", "htab-update": "no significant change"}
+    assert "-10." in proc.stdout or "-9.9" in proc.stdout
+    assert "false alarms expected" in proc.stdout
+    gate = script("gate", *slowdown)
+    assert gate.returncode == 1, gate.stdout
+    assert "REGRESSION" in gate.stdout
+
+
+def test_identical_distributions_pass(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", noisy(100, 0.02, 8, 10))
+    b = write_set(tmp_path / "b", "htab-lookup", noisy(100, 0.02, 8, 11))
+    assert verdicts(script("compare", a, b).stdout) == {"htab-lookup": "no significant change"}
+    assert script("gate", a, b).returncode == 0
+
+
+def test_two_runs_per_side_are_too_few(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", [100, 101])
+    b = write_set(tmp_path / "b", "htab-lookup", [80, 81])
+    assert verdicts(script("compare", a, b).stdout) == {"htab-lookup": "too few runs"}
+    gate = script("gate", a, b)
+    assert gate.returncode == 2 and "too few runs" in gate.stdout
+
+
+def test_latency_up_is_a_regression(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", noisy(100, 0.005, 6, 1))
+    b = write_set(tmp_path / "b", "htab-lookup", noisy(80, 0.005, 6, 2))
+    proc = script("compare", a, b, "--metric", "latency")
+    assert verdicts(proc.stdout) == {"htab-lookup": "regression"}
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"default": {"metric": "latency", "threshold_pct": 30}}))
+    assert script("gate", a, b, "--policy", policy).returncode == 0   # +25% < 30% threshold
+
+
+def test_environments_that_differ_are_not_compared(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", noisy(100, 0.005, 6, 1))
+    b = write_set(tmp_path / "b", "htab-lookup", noisy(100, 0.005, 6, 2),
+                  env={"cpu_model": "Intel Xeon"})
+    gate = script("gate", a, b)
+    assert gate.returncode == 2 and "cpu_model" in gate.stdout
+    assert "warning: environments differ in cpu_model" in script("compare", a, b).stdout
+
+
+def test_gate_tool_errors_exit_3(tmp_path, slowdown):
+    assert script("gate", tmp_path / "missing", slowdown[1]).returncode == 3
+    bad = tmp_path / "policy.json"
+    bad.write_text('{"default": {"treshold": 5}}')
+    proc = script("gate", *slowdown, "--policy", bad)
+    assert proc.returncode == 3 and "treshold" in proc.stderr
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "x.json").write_text("{not json")
+    assert script("gate", junk, slowdown[1]).returncode == 3
+
+
+SEED_LOG = """\
+   lookup: throughput    7.423 ± 0.023 M ops/s (  7.423M ops/prod), latency  134.710 ns/op
+   update: throughput    2.643 ± 0.015 M ops/s (  2.643M ops/prod), latency  378.310 ns/op
+   delete: throughput    0.712 ± 0.008 M ops/s (  0.712M ops/prod), latency 1405.152 ns/op
+     free: throughput    0.574 ± 0.003 K ops/s (  0.574K ops/prod), latency    1.743 ms/op
+"""
+
+
+def test_kernel_bench_text_is_read():
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    import mbresults as mb
+    runs = {r.benchmark: r.metrics for r in mb.parse_kernel_bench(SEED_LOG, "lpm.txt")}
+    assert runs["lookup"] == {"throughput": 7.423, "latency": 134.710}
+    assert runs["free"]["throughput"] == pytest.approx(0.000574)
+    assert runs["free"]["latency"] == pytest.approx(1.743e6)
+    one = mb.parse_kernel_bench(
+        "Summary: throughput   92.827 ± 0.091 M ops/s ( 92.827M ops/prod), latency   10.773 ns/op",
+        "/x/htab-lookup.log")
+    assert one[0].benchmark == "htab-lookup" and one[0].metrics["throughput"] == 92.827
+
+
+def test_kernel_bench_logs_compare(tmp_path):
+    for side, value in (("a", 7.4), ("b", 6.0)):
+        d = tmp_path / side
+        d.mkdir()
+        for i in range(5):
+            (d / f"run{i}.txt").write_text(
+                f"   lookup: throughput {value + i * 0.01:.3f} ± 0.023 M ops/s (x), latency 134.7 ns/op\n")
+    out = script("compare", tmp_path / "a", tmp_path / "b").stdout
+    assert "lookup" in out and "regression" in out
+
+
+def test_delta_report_matches_the_cover_letter_style(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", [0.100, 0.102, 0.104])
+    b = write_set(tmp_path / "b", "htab-lookup", [0.110, 0.112, 0.114])
+    proc = script("report", a, b)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-3:] == [
+        "Benchmark (all in kops/sec) |  Avg. Before |   Avg. After |  Delta",
+        "----------------------------|--------------|--------------|-------",
+        "htab-lookup                 | 102.00 ± 2.0 | 112.00 ± 2.0 | +9.80%",
+    ]
+    assert proc.stdout.splitlines()[0] == "Kernel before: 6.18.44"
+    assert "Runs: 3 per configuration x 3 s measured" in proc.stdout
+    md = script("report", a, b, "--format", "md").stdout.splitlines()
+    assert md[-3].startswith("| Benchmark") and md[-2].startswith("|---")
+
+
+def mem_doc(sizes):
+    rows = [{"label": label, "map": m, "status": "ok", "map_type": "X", "prealloc": True,
+             "key_size": 8, "value_size": 8, "bytes_per_element": size, "element_bytes": size,
+             "fixed_bytes": 0, "per_cpu_value_bytes": None, "charged_bytes_per_element": None,
+             "points": []} for (label, m), size in sizes.items()]
+    return {"schema": "mapbench-result", "schema_version": 1, "status": "complete",
+            "benchmark": "mem", "family": "mem", "command": [], "environment": ENV,
+            "params": {"map": "all", "key_size": 8, "value_size": 8, "max_entries": 1000000},
+            "memory": {"cgroup": "none", "sizes": [524289, 1000000], "rows": rows}}
+
+
+def test_memory_report_is_the_seed_table(tmp_path):
+    old = {("Standard (key <= 8 B, val <= 8 B)", "htab"): 64.0, ("LRU", "lru"): 64.0}
+    new = {("Standard (key <= 8 B, val <= 8 B)", "htab"): 32.0, ("LRU", "lru"): 64.0}
+    for side, sizes in (("a", old), ("b", new)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "mem.json").write_text(json.dumps(mem_doc(sizes)))
+    proc = script("report", tmp_path / "a", tmp_path / "b", "--style", "memory")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()[-4:]
+    assert lines[0] == "Map Type & Configuration          | Old size | New size | Savings"
+    assert "Standard (key <= 8 B, val <= 8 B) |     64 B |     32 B |   50.0%" in lines
+    assert "LRU                               |     64 B |     64 B |   00.0%" in lines
+
+
+def test_matrix_report_sets_two_map_types_side_by_side(tmp_path):
+    d = tmp_path / "set"
+    for m, v in (("htab", [99.0, 100.0]), ("rhtab", [81.0, 82.0])):
+        write_set(d / m, "htab-lookup", v, params={"map": m, "key_size": 8, "max_entries": 1000,
+                                                    "nr_entries": 750})
+    proc = script("report", d, "--style", "matrix", "--by", "map=htab,rhtab")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "  8 |  1K | 750 | 99.50 | 81.50 | 0.82x | -18 %"
+
+
+def test_plots_are_written(tmp_path, slowdown):
+    for kind in ("curve", "delta"):
+        proc = script("plot", *slowdown, "--kind", kind, "--out", tmp_path / "plots")
+        assert proc.returncode == 0, proc.stderr
+        for ext in ("png", "svg"):
+            f = tmp_path / "plots" / f"{kind}.{ext}"
+            assert f.stat().st_size > 1000
+    mem = tmp_path / "m"
+    mem.mkdir()
+    (mem / "mem.json").write_text(json.dumps(mem_doc({("LRU", "lru"): 64.0})))
+    assert script("plot", mem, "--kind", "memory", "--out", tmp_path / "plots").returncode == 0
+    assert (tmp_path / "plots" / "memory.png").stat().st_size > 1000
+
+
+def bench_runs(folder, n, *args):
+    for i in range(n):
+        proc = run_bench("htab-lookup", "-w", "0", "-d", "1", "-q", "--json",
+                         folder / f"r{i}.json", *args)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_end_to_end_on_the_live_kernel(root, tmp_path):
+    a, b, slow = tmp_path / "a", tmp_path / "b", tmp_path / "slow"
+    bench_runs(a, 5)
+    bench_runs(b, 5)
+    gate = script("gate", a, b, "--policy", write_policy(tmp_path))
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    bench_runs(slow, 5, "--max-entries", "1M")
+    proc = script("compare", a, slow, "--ignore", "max_entries,nr_entries,key_set")
+    assert verdicts(proc.stdout) == {"htab-lookup": "regression"}, proc.stdout
+
+
+def write_policy(tmp_path):
+    # One-second runs on a shared VM: allow 10% before calling it a regression.
+    p = tmp_path / "policy.json"
+    p.write_text(json.dumps({"default": {"threshold_pct": 10}}))
+    return p
