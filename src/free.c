@@ -51,6 +51,36 @@ int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t
 	return 0;
 }
 
+int map_create_filled(const struct map_spec *spec, int *fd)
+{
+	char *keys = calloc(spec->n + 1, spec->key_size);
+	char *vals = calloc(spec->n + 1, spec->value_buf);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = spec->flags);
+	int err = EXIT_OK;
+
+	*fd = -1;
+	if (!keys || !vals)
+		err = EXIT_RUNTIME;
+	if (!err) {
+		*fd = bpf_map_create(spec->type, spec->name, spec->key_size, spec->value_size,
+				     spec->max_entries, &opts);
+		if (*fd < 0) {
+			mb_err("the kernel refused to create the %s: %s", spec->what, strerror(errno));
+			err = EXIT_UNSUPPORTED;
+		}
+	}
+	for (long i = 0; !err && i < spec->n; i++)
+		spec->key(spec->cfg, keys + i * spec->key_size, i);
+	if (!err && (err = map_fill(*fd, keys, spec->key_size, vals, spec->value_buf, spec->n))) {
+		mb_err("filling the %s failed: %s", spec->what, strerror(-err));
+		close(*fd);
+		err = EXIT_RUNTIME;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 static int free_validate(struct config *cfg)
 {
 	return cfg->bench->target->validate(cfg);

@@ -13,4 +13,18 @@ unsigned long long kallsyms_lookup(const char *name);
  * supports them; 0 or -errno. */
 int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size, long n);
 
+/* A map to create and fill from user space with keys 0..n-1 and zero values. */
+struct map_spec {
+	const char *name;
+	const char *what;		/* for messages, e.g. "htab map (BPF_MAP_TYPE_HASH)" */
+	__u32 type, key_size, value_size, flags;
+	long max_entries, n;
+	size_t value_buf;		/* bytes of one value in user space (per-CPU: all CPUs) */
+	const struct config *cfg;
+	void (*key)(const struct config *cfg, void *key, __u32 id);	/* key of id, zeroed */
+};
+
+/* Create and fill; *fd on success. An exit status, after a one-line error. */
+int map_create_filled(const struct map_spec *spec, int *fd);
+
 #endif

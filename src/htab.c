@@ -109,40 +109,29 @@ static int resolve_map_type(struct run *run)
 
 /* A map as the configuration describes it, filled from user space with keys
  * [0, nr-entries): what the free benchmark frees. */
+static void htab_key(const struct config *cfg, void *key, __u32 id)
+{
+	*(__u32 *)key = id;
+}
+
 static int htab_new_filled_map(struct run *run, const char *name, int *fd)
 {
 	const struct config *cfg = run->cfg;
 	bool percpu = map_kinds[map_kind(cfg->map_name)].percpu;
-	size_t vsize = percpu ? ((cfg->value_size + 7) & ~7) * libbpf_num_possible_cpus()
-			      : cfg->value_size;
-	char *keys = calloc(cfg->nr_entries + 1, cfg->key_size);
-	char *vals = calloc(cfg->nr_entries + 1, vsize);
 	int err = run->map_type_name ? EXIT_OK : resolve_map_type(run);
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	char what[96];
 
-	run->map_flags = opts.map_flags = cfg->prealloc == 0 ? BPF_F_NO_PREALLOC : 0;
-	*fd = -1;
-	if (!err && (!keys || !vals))
-		err = EXIT_RUNTIME;
-	if (!err) {
-		*fd = bpf_map_create(run->map_type, name, cfg->key_size, cfg->value_size,
-				     cfg->max_entries, &opts);
-		if (*fd < 0) {
-			mb_err("the kernel refused to create the %s map (%s): %s", cfg->map_name,
-			       run->map_type_name, strerror(errno));
-			err = EXIT_UNSUPPORTED;
-		}
-	}
-	for (long i = 0; !err && i < cfg->nr_entries; i++)
-		*(__u32 *)(keys + i * cfg->key_size) = i;
-	if (!err && (err = map_fill(*fd, keys, cfg->key_size, vals, vsize, cfg->nr_entries))) {
-		mb_err("filling the map failed: %s", strerror(-err));
-		close(*fd);
-		err = EXIT_RUNTIME;
-	}
-	free(keys);
-	free(vals);
-	return err;
+	if (err)
+		return err;
+	run->map_flags = cfg->prealloc == 0 ? BPF_F_NO_PREALLOC : 0;
+	snprintf(what, sizeof(what), "%s map (%s)", cfg->map_name, run->map_type_name);
+	return map_create_filled(&(struct map_spec){
+		.name = name, .what = what, .type = run->map_type, .key_size = cfg->key_size,
+		.value_size = cfg->value_size, .flags = run->map_flags,
+		.max_entries = cfg->max_entries, .n = cfg->nr_entries,
+		.value_buf = percpu ? ((cfg->value_size + 7) & ~7) * libbpf_num_possible_cpus()
+				    : cfg->value_size,
+		.cfg = cfg, .key = htab_key }, fd);
 }
 
 static void configure_maps(struct htab_bpf *skel, struct run *run)

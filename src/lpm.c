@@ -110,36 +110,21 @@ static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_l
 
 /* A trie as the configuration describes it, filled from user space: what
  * the free benchmark frees. */
+static void stored_prefix(const struct config *cfg, void *key, __u32 id)
+{
+	lpm_key(key, cfg->key_size, cfg->prefix_len, cfg->prefix_len, id);
+}
+
 static int lpm_new_filled_map(struct run *run, const char *name, int *fd)
 {
 	const struct config *cfg = run->cfg;
-	size_t ksize = sizeof(__u32) + cfg->key_size;
-	char *keys = malloc(cfg->nr_entries * ksize), *vals = calloc(cfg->nr_entries, cfg->value_size);
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	int err = EXIT_OK;
 
 	set_map_type(run);
-	*fd = -1;
-	if (!keys || !vals)
-		err = EXIT_RUNTIME;
-	if (!err) {
-		*fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, name, ksize, cfg->value_size,
-				     cfg->max_entries, &opts);
-		if (*fd < 0) {
-			mb_err("the kernel refused to create the LPM trie: %s", strerror(errno));
-			err = EXIT_UNSUPPORTED;
-		}
-	}
-	for (long i = 0; !err && i < cfg->nr_entries; i++)
-		lpm_key(keys + i * ksize, cfg->key_size, cfg->prefix_len, cfg->prefix_len, i);
-	if (!err && (err = map_fill(*fd, keys, ksize, vals, cfg->value_size, cfg->nr_entries))) {
-		mb_err("filling the trie failed: %s", strerror(-err));
-		close(*fd);
-		err = EXIT_RUNTIME;
-	}
-	free(keys);
-	free(vals);
-	return err;
+	return map_create_filled(&(struct map_spec){
+		.name = name, .what = "LPM trie", .type = BPF_MAP_TYPE_LPM_TRIE,
+		.key_size = sizeof(__u32) + cfg->key_size, .value_size = cfg->value_size,
+		.flags = BPF_F_NO_PREALLOC, .max_entries = cfg->max_entries, .n = cfg->nr_entries,
+		.value_buf = cfg->value_size, .cfg = cfg, .key = stored_prefix }, fd);
 }
 
 static bool looks_up(const struct config *cfg)
