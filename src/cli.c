@@ -157,7 +157,7 @@ void cli_list(FILE *f)
 	for (int i = 0; i < nr_benches; i++) {
 		const struct bench *b = &benches[i];
 
-		fprintf(f, "%-26s %s", b->name, b->help);
+		fprintf(f, "%-30s %s", b->name, b->help);
 		for (int a = 0; a < 3 && b->aliases[a]; a++)
 			fprintf(f, "%s%s", a ? ", " : " (alias: ", b->aliases[a]);
 		fprintf(f, "%s\n", b->aliases[0] ? ")" : "");
