@@ -281,6 +281,8 @@ static int mem_measure(struct run *run, json_t **out)
 	bool interrupted = false;
 	int err;
 
+	run->trigger = run->loop = run->timing = "none";	/* no programs run */
+
 	/* Fill buffers must go back to the kernel when freed, or the cgroup
 	 * charge of a map would include them: a fixed mmap threshold keeps
 	 * glibc from moving large buffers onto the heap. */
