@@ -21,7 +21,8 @@ struct free_state {
 	char name[16];		/* of the maps to time */
 };
 
-unsigned long long kallsyms_lookup(const char *name)
+/* Address of a kernel symbol from /proc/kallsyms, or 0 (absent or hidden). */
+static unsigned long long kallsyms_lookup(const char *name)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	unsigned long long addr, found = 0;

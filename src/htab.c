@@ -40,7 +40,7 @@ static int map_kind(const char *name)
 	return -1;
 }
 
-const char *htab_map_suffix(const char *map_name)
+static const char *htab_map_suffix(const char *map_name)
 {
 	int k = map_kind(map_name);
 
@@ -108,7 +108,7 @@ static int resolve_map_type(struct run *run)
 }
 
 /* A map as the configuration describes it, filled from user space with keys
- * [0, nr-entries): what the free benchmark frees. */
+ * [0, nr-entries): what the free and mem benchmarks measure. */
 static void htab_key(const struct config *cfg, void *key, __u32 id)
 {
 	*(__u32 *)key = id;

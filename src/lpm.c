@@ -108,13 +108,13 @@ static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_l
 	return err;
 }
 
-/* A trie as the configuration describes it, filled from user space: what
- * the free benchmark frees. */
 static void stored_prefix(const struct config *cfg, void *key, __u32 id)
 {
 	lpm_key(key, cfg->key_size, cfg->prefix_len, cfg->prefix_len, id);
 }
 
+/* A trie as the configuration describes it, filled from user space: what
+ * the free and mem benchmarks measure. */
 static int lpm_new_filled_map(struct run *run, const char *name, int *fd)
 {
 	const struct config *cfg = run->cfg;
