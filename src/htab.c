@@ -107,13 +107,13 @@ static int resolve_map_type(struct run *run)
 	return EXIT_OK;
 }
 
-/* A map as the configuration describes it, filled from user space with keys
- * [0, nr-entries): what the free and mem benchmarks measure. */
 static void htab_key(const struct config *cfg, void *key, __u32 id)
 {
 	*(__u32 *)key = id;
 }
 
+/* A map as the configuration describes it, filled from user space with keys
+ * [0, nr-entries): what the free and mem benchmarks measure. */
 static int htab_new_filled_map(struct run *run, const char *name, int *fd)
 {
 	const struct config *cfg = run->cfg;
