@@ -33,7 +33,8 @@ static int validate(struct config *cfg)
 		return EXIT_USAGE;
 	}
 	if (!have_bpf_caps(&missing)) {
-		mb_err("loading BPF programs needs %s: run as root", missing);
+		mb_err("loading BPF programs needs %s: run as root, or grant CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN",
+		       missing);
 		return EXIT_UNSUPPORTED;
 	}
 	return EXIT_OK;
