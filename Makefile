@@ -1,6 +1,6 @@
 # mapbench: BPF map benchmarks. `make run` and `make check` are the two entry points.
 CLANG ?= clang
-BPFTOOL ?= bpftool
+BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC ?= gcc
 PYTHON := /usr/bin/python3
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')

@@ -1,6 +1,7 @@
 """Shared fixtures: the built ./bench, BPF object accounting, result loading."""
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+BPFTOOL = shutil.which("bpftool") or "/usr/sbin/bpftool"
 BENCH = ROOT / "bench"
 SCHEMA = ROOT / "scripts" / "result-schema.json"
 
@@ -22,7 +24,7 @@ OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "
 def bpf_objects():
     """Our maps, programs and links still loaded in the kernel."""
     def names(kind):
-        out = subprocess.run(["bpftool", "-j", kind, "list"], capture_output=True, text=True,
+        out = subprocess.run([BPFTOOL, "-j", kind, "list"], capture_output=True, text=True,
                              check=True).stdout
         return [o.get("name", "") for o in json.loads(out or "[]")]
     maps = [n for n in names("map") if n in OUR_MAPS or n.startswith(("mbf", "mbp"))]

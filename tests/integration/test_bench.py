@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import BENCH, bpf_objects, quiet_objects, run_bench, settled_objects
+from conftest import BENCH, BPFTOOL, bpf_objects, quiet_objects, run_bench, settled_objects
 
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
                 "htab-full-update", "htab-batch_add_batch_del", "htab-add_del_on_diff_cpu"]
@@ -16,7 +16,7 @@ SHORT = ["-w", "1", "-d", "2", "-q"]
 
 
 def kernel_has_map_type(name):
-    out = subprocess.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+    out = subprocess.run([BPFTOOL, "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
                          capture_output=True, text=True).stdout
     return f"'BPF_MAP_TYPE_{name}'" in out
 
