@@ -40,8 +40,10 @@ static int validate(struct config *cfg)
 	return EXIT_OK;
 }
 
+/* The result document, if --json asked for one; memory is the part a
+ * oneshot benchmark adds (NULL for throughput benchmarks). */
 static int write_result(const struct run *run, const struct samples *s,
-			const struct run_summary *sum, enum run_status status)
+			const struct run_summary *sum, enum run_status status, json_t *memory)
 {
 	json_t *doc;
 	int err;
@@ -49,6 +51,8 @@ static int write_result(const struct run *run, const struct samples *s,
 	if (!run->cfg->json_path)
 		return EXIT_OK;
 	doc = result_json(run, s, sum, status);
+	if (doc && memory)
+		json_object_set(doc, "memory", memory);
 	err = doc ? result_write(run->cfg->json_path, doc) : -ENOMEM;
 	json_decref(doc);
 	if (err) {
@@ -87,26 +91,13 @@ static enum run_status status_of(int exit_status)
 /* A benchmark measured without producers (mem): its own part of the result. */
 static int measure_oneshot(struct run *run)
 {
-	const struct config *cfg = run->cfg;
-	json_t *part = NULL, *doc;
-	int status, err = 0;
+	json_t *part = NULL;
+	int status, werr;
 
-	status = cfg->bench->family->oneshot(run, &part);
-	if (cfg->json_path) {
-		doc = result_json(run, NULL, NULL, status_of(status));
-		if (doc && part)
-			json_object_set(doc, "memory", part);
-		err = doc ? result_write(cfg->json_path, doc) : -ENOMEM;
-		json_decref(doc);
-	}
+	status = run->cfg->bench->family->oneshot(run, &part);
+	werr = write_result(run, NULL, NULL, status_of(status), part);
 	json_decref(part);
-	if (err) {
-		mb_err("writing %s failed: %s", cfg->json_path, strerror(-err));
-		return status ?: EXIT_RUNTIME;
-	}
-	if (cfg->json_path && !cfg->quiet)
-		printf("Result: %s\n", cfg->json_path);
-	return status;
+	return status ?: werr;
 }
 
 static int measure(struct run *run)
@@ -121,7 +112,7 @@ static int measure(struct run *run)
 	if (status) {
 		f->teardown(run);
 		if (status == EXIT_UNSUPPORTED)
-			write_result(run, &samples, &sum, RUN_UNSUPPORTED);
+			write_result(run, &samples, &sum, RUN_UNSUPPORTED, NULL);
 		return status;
 	}
 	output_setup(run);
@@ -135,7 +126,8 @@ static int measure(struct run *run)
 	output_summary(run, &samples, &sum);
 	status = run_exit_status(&samples, &sum, failed);
 	werr = write_result(run, &samples, &sum,
-			    failed ? RUN_FAILED : samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE);
+			    failed ? RUN_FAILED : samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE,
+			    NULL);
 	samples_free(&samples);
 	return status ?: werr;
 }
