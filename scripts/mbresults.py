@@ -60,7 +60,7 @@ def _run_from_result(doc, source):
     if doc.get("schema_version") != 1:
         raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported")
     env = doc.get("environment", {})
-    params = {k: v for k, v in doc["params"].items()}
+    params = dict(doc["params"])
     if doc["status"] not in ("complete",):
         return []
     if "memory" in doc:
@@ -138,13 +138,6 @@ def load_path(path):
     return runs
 
 
-def load_set(paths):
-    runs = []
-    for p in paths:
-        runs += load_path(p)
-    return runs
-
-
 # ---------------------------------------------------------------- grouping
 
 def frame(runs, metric, ignore=()):
@@ -204,7 +197,7 @@ class Comparison:
     ci_low: float
     ci_high: float
     p: float
-    p_adj: float = math.nan
+    p_adj: float = math.nan        # set by whoever corrects for many comparisons
     verdict: str = ""
 
     @property
@@ -263,17 +256,13 @@ def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
         delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
         lo, hi = ratio_ci(a, b, level)
         out.append(Comparison(key, metric, a, b, delta, lo, hi, p_value(a, b, test)))
-    adj = holm([c.p for c in out])
-    for c, p in zip(out, adj):
-        c.p_adj = p
     return out, sorted(set(ga) ^ set(gb))
 
 
-def verdict(c, alpha, min_runs, adjusted=False):
+def verdict(c, alpha, min_runs):
     if len(c.a) < min_runs or len(c.b) < min_runs:
         return "too few runs"
-    p = c.p_adj if adjusted else c.p
-    if math.isnan(p) or p >= alpha:
+    if math.isnan(c.p) or c.p >= alpha:
         return "no significant change"
     return "improvement" if c.good() > 0 else "regression"
 
