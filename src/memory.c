@@ -102,10 +102,10 @@ int memcg_enter(struct memcg *cg, const char *name)
 	memset(cg, 0, sizeof(*cg));
 	if (v2_has_memory() && own_cgroup(2, own, sizeof(own))) {
 		cg->version = 2, root = V2_ROOT;
-		cg->usage = "memory.current", cg->peak = "memory.peak";
+		cg->usage = "memory.current";
 	} else if (!access(V1_ROOT "/memory.usage_in_bytes", R_OK) && own_cgroup(1, own, sizeof(own))) {
 		cg->version = 1, root = V1_ROOT;
-		cg->usage = "memory.usage_in_bytes", cg->peak = "memory.max_usage_in_bytes";
+		cg->usage = "memory.usage_in_bytes";
 	} else {
 		return -ENOENT;
 	}
@@ -128,11 +128,6 @@ int memcg_enter(struct memcg *cg, const char *name)
 long long memcg_usage(const struct memcg *cg)
 {
 	return cg->version ? read_ll(cg->dir, cg->usage) : -1;
-}
-
-long long memcg_peak(const struct memcg *cg)
-{
-	return cg->version ? read_ll(cg->dir, cg->peak) : -1;
 }
 
 long long memcg_settle(const struct memcg *cg)

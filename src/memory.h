@@ -12,17 +12,15 @@ long long map_memlock(int fd);
 struct memcg {
 	char dir[512];		/* the new cgroup */
 	char home[512];		/* cgroup.procs to return to */
-	const char *usage;	/* file names for this cgroup version */
-	const char *peak;
+	const char *usage;	/* file name for this cgroup version */
 	int version;		/* 1 or 2; 0 when no memory controller */
 };
 
 /* Create and enter; 0, or -errno with memcg->version 0 when there is no
  * memory controller to use (the caller records "unsupported"). */
 int memcg_enter(struct memcg *cg, const char *name);
-/* Bytes charged now and at the peak since entering; -1 if unreadable. */
+/* Bytes charged now; -1 if unreadable. */
 long long memcg_usage(const struct memcg *cg);
-long long memcg_peak(const struct memcg *cg);
 /* Usage once the frees of earlier maps (deferred to a workqueue and RCU)
  * have been uncharged: stable over several reads, or after a few seconds. */
 long long memcg_settle(const struct memcg *cg);
