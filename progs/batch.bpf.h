@@ -25,8 +25,8 @@ enum step_op {
 	STEP_KEY,		/* fetch the key only */
 	STEP_LOOKUP,
 	STEP_UPDATE_EXIST,	/* ENOENT = miss */
-	STEP_UPDATE_ANY,
-	STEP_ADD,		/* BPF_ANY, E2BIG = miss */
+	STEP_UPDATE_ANY,	/* E2BIG (map full) = miss */
+	STEP_ADD,		/* BPF_NOEXIST, E2BIG = miss */
 	STEP_DELETE,		/* ENOENT = miss */
 };
 
@@ -57,6 +57,7 @@ struct batch_state {
 	__u32 lo;
 	__u32 hi;
 	__u32 op;
+	bool to_end;		/* stop at hi instead of wrapping to lo */
 	__u64 hits;
 	__u64 misses;
 	struct prod_counters *cnt;
@@ -65,12 +66,15 @@ struct batch_state {
 static __always_inline bool family_prepare(struct batch_state *s);
 static __always_inline void family_step(enum step_op op, struct batch_state *s);
 
-/* The next key of this producer's range; NULL only to please the verifier. */
+/* The next key of this producer's range, or NULL past its end (to_end). */
 static __always_inline void *next_key(struct batch_state *s)
 {
-	void *k = bpf_map_lookup_elem(&keys, &s->cur);
+	void *k;
 
-	if (++s->cur >= s->hi)
+	if (s->to_end && s->cur >= s->hi)
+		return NULL;
+	k = bpf_map_lookup_elem(&keys, &s->cur);
+	if (++s->cur >= s->hi && !s->to_end)
 		s->cur = s->lo;
 	return k;
 }
@@ -119,8 +123,8 @@ static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, 
 	}
 }
 
-/* Steps over the same keys again, outside the timed region and without
- * touching the hit counts of the timed part. */
+/* Steps over keys from start again, outside the timed region and without
+ * touching the hit counts of the timed part; leaves cur at start. */
 static __always_inline void untimed_steps(__u32 op, struct batch_state *s, __u32 start,
 					  __u32 n, bool use_for)
 {
@@ -131,6 +135,15 @@ static __always_inline void untimed_steps(__u32 op, struct batch_state *s, __u32
 	s->hits = hits;
 	s->misses = misses;
 	s->cur = start;
+}
+
+/* After a to_end op reached the range's end: the opposite op over the
+ * whole range, untimed, and the next run starts again from lo. */
+static __always_inline void reset_range(__u32 op, struct batch_state *s, bool use_for)
+{
+	if (s->cur < s->hi)
+		return;
+	untimed_steps(op, s, s->lo, (s->hi - s->lo + UNROLL - 1) / UNROLL, use_for);
 }
 
 #define TIMED(bench_op, step) case bench_op: run_steps(step, &s, n, use_for); break
@@ -152,11 +165,10 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	s.lo = c->lo;
 	s.hi = c->hi;
 	s.cur = start = c->cur;
+	s.to_end = c->op == MB_OP_DRAIN || c->op == MB_OP_FILL_UP;
 	n = c->batch / UNROLL;
 	ops = (__u64)n * UNROLL;
 
-	if (c->op == MB_OP_INSERT)
-		untimed_steps(STEP_DELETE, &s, start, n, use_for);
 	t0 = bpf_ktime_get_ns();
 	switch (c->op) {
 	TIMED(MB_OP_NOOP, STEP_NOOP);
@@ -165,10 +177,11 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	TIMED(MB_OP_UPDATE, STEP_UPDATE_EXIST);
 	TIMED(MB_OP_OVERWRITE, STEP_UPDATE_ANY);
 	TIMED(MB_OP_FILL, STEP_UPDATE_ANY);
-	TIMED(MB_OP_INSERT, STEP_UPDATE_ANY);
 	TIMED(MB_OP_ADD, STEP_ADD);
 	TIMED(MB_OP_REMOVE, STEP_DELETE);
 	TIMED(MB_OP_DELETE, STEP_DELETE);
+	TIMED(MB_OP_DRAIN, STEP_DELETE);
+	TIMED(MB_OP_FILL_UP, STEP_ADD);
 	case MB_OP_ADD_DEL_BATCH:
 		run_steps(STEP_UPDATE_ANY, &s, n, use_for);
 		s.cur = start;
@@ -179,8 +192,14 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 		return -1;
 	}
 	t1 = bpf_ktime_get_ns();
+	if (s.to_end)
+		ops = s.cur - start;	/* the run stopped at the range's end */
 	if (c->op == MB_OP_DELETE)
 		untimed_steps(STEP_UPDATE_ANY, &s, start, n, use_for);
+	else if (c->op == MB_OP_DRAIN)
+		reset_range(STEP_UPDATE_ANY, &s, use_for);
+	else if (c->op == MB_OP_FILL_UP)
+		reset_range(STEP_DELETE, &s, use_for);
 	c->cur = s.cur;
 	account(s.cnt, ops, t1 - t0, s.hits, s.misses);
 	return 0;

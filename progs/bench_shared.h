@@ -16,14 +16,15 @@ enum bench_op {
 	MB_OP_BASELINE,      /* fetch each key, no map operation */
 	MB_OP_LOOKUP,        /* lookup; hits and misses counted */
 	MB_OP_UPDATE,        /* update existing keys, BPF_EXIST (ENOENT = miss) */
-	MB_OP_OVERWRITE,     /* update, BPF_ANY */
+	MB_OP_OVERWRITE,     /* update, BPF_ANY (E2BIG: the map is full, a miss) */
 	MB_OP_DELETE,        /* delete (ENOENT = miss); refill afterwards, untimed */
-	MB_OP_INSERT,        /* delete first, untimed; then insert them again */
-	MB_OP_ADD_DEL_BATCH, /* add a batch, then delete it; both timed */
-	MB_OP_ADD,           /* add, BPF_ANY; a full map (E2BIG) is a miss */
+	MB_OP_ADD_DEL_BATCH, /* add a batch (BPF_ANY), then delete it; both timed */
+	MB_OP_ADD,           /* add, BPF_NOEXIST; a full map (E2BIG) is a miss */
 	MB_OP_REMOVE,        /* delete, no refill (ENOENT = miss) */
 	MB_OP_FILL,          /* prefill: update BPF_ANY, before the baseline */
 	MB_OP_FREE,          /* user space: create, fill and close whole maps */
+	MB_OP_DRAIN,         /* delete in order to the range's end; then refill it, untimed */
+	MB_OP_FILL_UP,       /* add (BPF_NOEXIST) in order to the range's end; then empty it, untimed */
 };
 
 struct prod_ctl {

@@ -6,6 +6,7 @@ sample: its value is the median of its post-warmup intervals. Runs of the same
 benchmark and parameters form a group; groups of two sets are matched on the
 benchmark and every parameter.
 """
+import argparse
 import json
 import math
 import re
@@ -19,11 +20,19 @@ import pandas as pd
 from scipy import stats
 
 SCHEMA = "mapbench-result"
+SCHEMA_VERSION = 2
 
-# metric -> (unit, direction: +1 higher is better, -1 lower is better)
+# Exit statuses shared by the scripts (gate adds 1 regression, 2 inconclusive).
+EXIT_TOOL = 3       # unreadable input, or a bug
+EXIT_USAGE = 64     # bad command line (EX_USAGE), distinct from the gate's verdicts
+
+# metric -> (unit, direction: +1 higher is better, -1 lower is better).
+# "figure" is each benchmark's own headline figure; its unit is in the results.
 METRICS = {
     "throughput": ("M ops/s", +1),
     "latency": ("ns/op", -1),
+    "figure": ("the benchmark's unit", +1),
+    "kernel_rate": ("M ops/s per producer, in-kernel", +1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
 }
@@ -46,23 +55,56 @@ class Run:
     metrics: dict                  # metric -> value for this run
     env: dict = field(default_factory=dict)
     duration: float = math.nan      # measured seconds
+    units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
+
+    def key(self):
+        return (self.benchmark, json.dumps(self.params, sort_keys=True))
+
+    def unit(self, metric):
+        return self.units.get(metric, METRICS[metric][0])
+
+
+@dataclass
+class Skipped:
+    """A result file left out of the analysis, and why."""
+    source: str
+    benchmark: str
+    params: dict
+    why: str
 
     def key(self):
         return (self.benchmark, json.dumps(self.params, sort_keys=True))
 
 
+class Runs(list):
+    """The runs of a set, with the files that were left out (.skipped)."""
+    def __init__(self, runs=(), skipped=()):
+        super().__init__(runs)
+        self.skipped = list(skipped)
+
+
 # ---------------------------------------------------------------- loading
 
 def _run_from_result(doc, source):
-    """One Run per throughput document; one per memory row for mem."""
-    if doc.get("schema") != SCHEMA:
-        raise InputError(f"{source}: not a mapbench result (schema is {doc.get('schema')!r})")
-    if doc.get("schema_version") != 1:
-        raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported")
+    """One Run per throughput document; one per memory row for mem; or a
+    Skipped for a run that did not complete or measured nothing."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError(f"{source}: not a mapbench result (no \"schema\": \"{SCHEMA}\")")
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported "
+                         f"(this mapbench reads {SCHEMA_VERSION}); rerun ./bench to rewrite it")
+    try:
+        return _runs_of(doc, source)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError(f"{source}: malformed mapbench result ({type(e).__name__}: {e})") from e
+
+
+def _runs_of(doc, source):
     env = doc.get("environment", {})
     params = dict(doc["params"])
-    if doc["status"] not in ("complete",):
-        return []
+    if doc["status"] != "complete":
+        reason = f" ({doc['reason']})" if doc.get("reason") else ""
+        return [Skipped(source, doc["benchmark"], params, f"status {doc['status']}{reason}")]
     if "memory" in doc:
         runs = []
         for row in doc["memory"]["rows"]:
@@ -73,15 +115,19 @@ def _run_from_result(doc, source):
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
     if not measured:
-        return []
-    tput = float(np.median([s["throughput_mops"] for s in measured]))
-    lat = float(np.median([s["latency_ns"] for s in measured]))
-    metrics = {"throughput": tput, "latency": lat}
+        return [Skipped(source, doc["benchmark"], params, "no measured samples")]
+
+    def median(field):
+        return float(np.median([s[field] for s in measured]))
+    figure = doc["summary"]["figure"]
+    metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
+               "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
     peak = doc["summary"].get("memory", {}).get("memlock_peak")
     if peak is not None:
         metrics["memlock_peak"] = peak
     dur = sum(s["interval_ns"] for s in measured) / 1e9
-    return [Run(source, doc["benchmark"], params, metrics, env, dur)]
+    units = {"figure": f"{figure['unit']} {figure['name']}"}
+    return [Run(source, doc["benchmark"], params, metrics, env, dur, units)]
 
 
 # "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
@@ -90,6 +136,8 @@ _SUMMARY = re.compile(
     r"^\s*(?P<name>[\w.-]+)?\s*:\s*throughput\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*"
     r"(?P<tunit>[MK])\s*ops/s.*?latency\s+(?P<lat>[\d.]+)\s*(?P<lunit>ns|us|ms)/op")
 _HITS = re.compile(r"^\s*Summary:\s*hits\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*M/s")
+# htab-mem: "Summary: per-prod-op  115.11 ±    4.10k/s, memory usage ..."
+_PER_PROD = re.compile(r"^\s*Summary:\s*per-prod-op\s+(?P<v>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*k/s")
 _SCALE = {"M": 1.0, "K": 1e-3}
 _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
@@ -111,16 +159,22 @@ def parse_kernel_bench(text, source):
         if m:
             runs.append(Run(source, default, {"source": "kernel-bench"},
                             {"throughput": float(m.group("tput"))}))
+            continue
+        m = _PER_PROD.match(line)
+        if m:
+            runs.append(Run(source, default, {"source": "kernel-bench"},
+                            {"figure": float(m.group("v"))}, units={"figure": "k/s per-prod-op"}))
     return runs
 
 
 def load_path(path):
-    """Runs from a result file, a kernel bench log, or a folder of them."""
+    """Runs from a result file, a kernel bench log, or a folder of them; the
+    files left out (failed, unsupported, interrupted, empty) in .skipped."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{path}: no such file or folder")
     files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
-    runs = []
+    found = []
     for f in files:
         if f.name.endswith((".png", ".svg")) or ".tmp." in f.name:
             continue
@@ -130,12 +184,28 @@ def load_path(path):
                 doc = json.loads(text)
             except json.JSONDecodeError as e:
                 raise InputError(f"{f}: not valid JSON ({e})") from e
-            runs += _run_from_result(doc, str(f))
+            found += _run_from_result(doc, str(f))
         else:
-            runs += parse_kernel_bench(text, str(f))
+            found += parse_kernel_bench(text, str(f))
+    if not found:
+        raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
+    return Runs([r for r in found if isinstance(r, Run)],
+                [r for r in found if isinstance(r, Skipped)])
+
+
+def need_runs(runs, path):
+    """runs, or a one-line error if every file of the set was left out."""
     if not runs:
-        raise InputError(f"{path}: no completed results in it")
+        why = "; ".join(sorted({s.why for s in runs.skipped}))
+        die(f"{path}: no completed results in it ({why})")
     return runs
+
+
+def report_skipped(*sets):
+    """One note per file left out of the analysis."""
+    for runs in sets:
+        for s in getattr(runs, "skipped", []):
+            print(f"note: left out {s.source}: {s.why}")
 
 
 # ---------------------------------------------------------------- grouping
@@ -246,6 +316,13 @@ def holm(pvalues):
     return adj
 
 
+def unit_of(runs, metric):
+    """The metric's unit, e.g. "k/s per-prod-op" for htab-mem figures; the
+    units joined by " / " where runs differ."""
+    return " / ".join(sorted({r.unit(metric) for r in runs if metric in r.metrics})) or \
+        METRICS[metric][0]
+
+
 def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
     """One Comparison per group present in both sets; parameters in ignore do
     not take part in matching (e.g. max_entries, to set two sizes side by side)."""
@@ -273,9 +350,28 @@ def fmt_num(v, digits=3):
     return f"{v:.{digits}f}"
 
 
-def die(msg, status=3):
+def die(msg, status=EXIT_TOOL):
     print(f"{Path(sys.argv[0]).name}: {msg}", file=sys.stderr)
     sys.exit(status)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line usage error and exit status 64, so that a
+    mistyped command never reads as the gate's "inconclusive" (2)."""
+    def error(self, message):
+        die(f"{message}; see --help", EXIT_USAGE)
+
+
+def run_main(main):
+    """sys.exit(main()), with any unexpected failure as one line and exit 3."""
+    try:
+        sys.exit(main())
+    except SystemExit:
+        raise
+    except InputError as e:
+        die(str(e))
+    except Exception as e:  # a bug or an unreadable input: exit 3, never a traceback
+        die(f"internal error: {e!r}")
 
 
 # ---------------------------------------------------------------- tables

@@ -29,6 +29,19 @@ enum key_layout {
 	LAYOUT_FULL,		/* map filled to max-entries, sliced per producer */
 	LAYOUT_CHURN,		/* keys [nr-entries, max-entries), sliced per producer */
 	LAYOUT_CHURN_PAIRS,	/* the same, one slice per adding/deleting pair */
+	LAYOUT_STRIDED,		/* htab-mem: producer p's batch keys p, p + P, p + 2P, ... */
+	LAYOUT_STRIDED_PAIRS,	/* htab-mem: pair k's keys k, k + P/2, ... */
+	LAYOUT_ABSENT,		/* map full; producer p updates the absent key max + p */
+	LAYOUT_FROM_FIRST,	/* bpf-hashmap-lookup: keys 1..nr, every run from the first */
+};
+
+/* A benchmark's headline figure: for a benchmark that carries a kernel
+ * bench's name, the figure that bench prints, in its unit. */
+enum figure {
+	FIG_WALL,		/* operations per second of wall time, all producers */
+	FIG_KERNEL,		/* operations per second of in-kernel time, all producers */
+	FIG_RUNS_PER_PROD,	/* program runs per producer per second of wall time */
+	FIG_EVENTS_PER_PROD,	/* operations per second of in-kernel time, per producer */
 };
 
 struct config {
@@ -54,7 +67,7 @@ struct config {
 	int prealloc;			/* -1 default, 0 --no-prealloc, 1 --prealloc */
 	enum key_order keys;
 	unsigned int seed;
-	int batch;			/* operations per program run */
+	int batch;			/* operations per program run; -1: the benchmark's */
 	bool all;			/* mem: every map type */
 	const char *use_case;		/* htab-mem: which churn benchmark */
 	int argc;
@@ -87,6 +100,8 @@ struct family {
 	void (*memory)(struct run *run, long long *memlock, long long *charged);
 };
 
+/* A benchmark is its contract: the row of the table in registry.c says the
+ * workload, and the family code reads it from here. */
 struct bench {
 	const char *name;
 	const char *aliases[3];		/* e.g. the kernel selftests bench's names */
@@ -94,11 +109,24 @@ struct bench {
 	enum bench_op op;
 	enum key_layout layout;
 	const char *help;
+	const char *workload;		/* keys, order, map state, flags, batch, sync */
+	enum figure figure;
+	int batch;			/* default operations per program run (0: 1024) */
+	int runs_weight;		/* FIG_RUNS_PER_PROD: count per run (0: 1) */
 	const struct family *target;	/* free benchmarks: whose maps are freed */
 	bool single_producer;		/* the op needs the map to itself */
+	bool no_prefill;		/* the map starts empty */
 	bool slow;			/* report K ops/s and ms/op */
 	bool track_mem;			/* sample the map's memory every second */
 };
+
+/* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",
+ * "wall"; scale converts M ops/s into the unit. */
+struct figure_desc {
+	const char *name, *unit, *clock;
+	double scale;
+};
+struct figure_desc figure_of(const struct bench *b);
 
 /* One run: its configuration and what setup resolved about the kernel. */
 struct run {
@@ -112,6 +140,7 @@ struct run {
 	__u32 map_flags;
 	int batch;			/* batch size actually used */
 	long key_set;			/* distinct keys the producers visit */
+	char warning[160];		/* a caveat for the output and the result, or "" */
 };
 
 extern const struct bench benches[];

@@ -12,6 +12,7 @@ enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_CONTRACTS,
 };
 
 static const struct option long_opts[] = {
@@ -24,6 +25,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list", no_argument, NULL, 'l' },
+	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -128,10 +130,11 @@ void cli_usage(FILE *f)
 "      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
+"      --contracts         each benchmark's workload and figure (unit, clock)\n"
 "Map options:\n"
 "      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
 "      --key-size N        bytes, 4..512 (default 4); LPM: address bytes, 4 or 16\n"
-"      --value-size N      bytes (default 8)\n"
+"      --value-size N      bytes (default 8; LPM: 4)\n"
 "      --max-entries N     map capacity (default 1000, LPM: nr-entries;\n"
 "                          K and M suffixes)\n"
 "      --prefix-len N      LPM prefix length (default: all key bits)\n"
@@ -141,7 +144,8 @@ void cli_usage(FILE *f)
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
 "      --keys seq|random   key order; random is a precomputed permutation\n"
 "      --seed N            permutation seed (default 1)\n"
-"      --batch N           operations per program run (default 1024)\n"
+"      --batch N           operations per program run (default: the\n"
+"                          benchmark's, see --contracts; else 1024)\n"
 "      --all               mem: measure every map type\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
@@ -150,6 +154,19 @@ void cli_usage(FILE *f)
 "and the kernel bench's benchmark names are accepted.\n"
 "Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure,\n"
 "130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
+}
+
+void cli_contracts(FILE *f)
+{
+	fprintf(f, "| benchmark | alias | workload | figure | unit | clock |\n");
+	fprintf(f, "|-\n");
+	for (int i = 0; i < nr_benches; i++) {
+		const struct bench *b = &benches[i];
+		struct figure_desc d = figure_of(b);
+
+		fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", b->name, b->aliases[0] ?: "",
+			b->workload, d.name, d.unit, d.clock);
+	}
 }
 
 void cli_list(FILE *f)
@@ -171,13 +188,13 @@ static void config_defaults(struct config *cfg, int argc, char **argv)
 	cfg->warmup = 1;
 	cfg->duration = 5;
 	cfg->key_size = 4;
-	cfg->value_size = 8;
+	cfg->value_size = -1;
 	cfg->max_entries = -1;
 	cfg->prefix_len = -1;
 	cfg->nr_entries = -1;
 	cfg->prealloc = -1;
 	cfg->seed = 1;
-	cfg->batch = 1024;
+	cfg->batch = -1;
 	cfg->argc = argc;
 	cfg->argv = argv;
 }
@@ -283,6 +300,7 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case 'q': cfg->quiet = true; break;
 		case 'v': cfg->verbose = true; break;
 		case 'l': *action = CLI_LIST; break;
+		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
 		case 'h': *action = CLI_HELP; break;
 		case OPT_JSON: cfg->json_path = optarg; break;
 		case OPT_LABEL: cfg->label = optarg; break;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "bench.h"
 
-enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP };
+enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS };
 
 /* Parse argv into cfg. Returns EXIT_OK or EXIT_USAGE (after one line on stderr). */
 int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action);
@@ -14,5 +14,7 @@ int parse_cpuset(const char *s, int *cpus, int max);
 long parse_count(const char *s);
 void cli_usage(FILE *f);
 void cli_list(FILE *f);
+/* The contract table (org): benchmark, alias, workload, figure, unit, clock. */
+void cli_contracts(FILE *f);
 
 #endif

@@ -53,9 +53,12 @@ static int htab_validate(struct config *cfg)
 
 	if (!cfg->map_name)
 		cfg->map_name = "htab";
-	/* htab-mem keeps the kernel bench's defaults: 16K entries, no prealloc. */
+	if (cfg->value_size < 0)
+		cfg->value_size = 8;
+	/* htab-mem keeps the kernel bench's defaults: max(8192, 64 x CPUs)
+	 * entries, no prealloc. */
 	if (cfg->max_entries < 0)
-		cfg->max_entries = cfg->bench->track_mem ? 16384 : 1000;
+		cfg->max_entries = cfg->bench->track_mem ? htab_mem_max_entries() : 1000;
 	if (cfg->prealloc < 0 && cfg->bench->track_mem && strncmp(cfg->map_name, "lru", 3))
 		cfg->prealloc = 0;
 	if (cfg->prefix_len >= 0) {
@@ -134,6 +137,26 @@ static int htab_new_filled_map(struct run *run, const char *name, int *fd)
 		.cfg = cfg, .key = htab_key }, fd);
 }
 
+/* bpf-hashmap-lookup's key bytes past the id: word i is i x 2654435761. */
+static int set_key_padding(struct htab_bpf *skel, const struct config *cfg)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t size = bpf_map__value_size(skel->maps.scratch);
+	char *vals = calloc(ncpu, (size + 7) & ~7);
+	__u32 zero = 0;
+	int err;
+
+	if (!vals)
+		return -ENOMEM;
+	for (int c = 0; c < ncpu; c++)
+		for (int w = 1; w < cfg->key_size / 4; w++)
+			((__u32 *)(vals + c * ((size + 7) & ~7)))[w] = 2654435761u * w;
+	err = bpf_map__update_elem(skel->maps.scratch, &zero, sizeof(zero), vals,
+				   ncpu * ((size + 7) & ~7), BPF_ANY);
+	free(vals);
+	return err;
+}
+
 static void configure_maps(struct htab_bpf *skel, struct run *run)
 {
 	const struct config *cfg = run->cfg;
@@ -180,13 +203,24 @@ static int htab_setup(struct run *run)
 				   st->skel->bss->ctl, st->skel->bss->cnt);
 	if (err)
 		return err;
-	err = keys_load_ids(st->progs.keys, run->cfg);
-	if (err) {
-		mb_err("writing the key order failed: %s", strerror(-err));
+	if (run->cfg->bench->layout == LAYOUT_FROM_FIRST &&
+	    (err = set_key_padding(st->skel, run->cfg))) {
+		mb_err("writing the key padding failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	err = progs_prefill(&st->progs, run->cfg->nr_entries);
-	return err ?: progs_start(&st->progs, run);
+	/* Prefill in id order whatever the visiting order, so that --keys
+	 * random walks memory filled in another order. */
+	err = keys_load_ids(st->progs.keys, run->cfg, KEYS_SEQ);
+	if (!err)
+		err = progs_prefill(&st->progs, run->cfg->nr_entries);
+	else
+		mb_err("writing the key order failed: %s", strerror(-err));
+	if (!err && run->cfg->keys == KEYS_RANDOM &&
+	    (err = keys_load_ids(st->progs.keys, run->cfg, KEYS_RANDOM)))
+		mb_err("writing the key order failed: %s", strerror(-err));
+	if (err)
+		return err < 0 ? EXIT_RUNTIME : err;
+	return progs_start(&st->progs, run);
 }
 
 static void htab_teardown(struct run *run)

@@ -38,8 +38,10 @@ static int lpm_validate(struct config *cfg)
 		return EXIT_USAGE;
 	}
 	cfg->map_name = "lpm_trie";
-	if (cfg->key_size < 1 || cfg->key_size > LPM_DATA_MAX) {
-		mb_err("--key-size is the address length in bytes (4 for IPv4, 16 for IPv6), from 1 to %d",
+	if (cfg->value_size < 0)
+		cfg->value_size = 4;	/* the kernel bench's u32 value */
+	if (cfg->key_size < 4 || cfg->key_size > LPM_DATA_MAX) {
+		mb_err("--key-size is the address length in bytes (4 for IPv4, 16 for IPv6), from 4 to %d",
 		       LPM_DATA_MAX);
 		return EXIT_USAGE;
 	}
@@ -60,9 +62,11 @@ static int lpm_validate(struct config *cfg)
 		mb_err("%s needs --nr-entries of at least 1", name);
 		return EXIT_USAGE;
 	}
-	if (cfg->prefix_len < 32 && cfg->nr_entries > (1L << cfg->prefix_len)) {
-		mb_err("--nr-entries %ld needs more distinct prefixes than --prefix-len %d allows (%ld)",
-		       cfg->nr_entries, cfg->prefix_len, 1L << cfg->prefix_len);
+	/* The id's low bytes come first in the address: a prefix keeps ids
+	 * apart up to its whole bytes. */
+	if (cfg->prefix_len < 32 && cfg->nr_entries > (1L << cfg->prefix_len / 8 * 8)) {
+		mb_err("--nr-entries %ld needs more distinct prefixes than --prefix-len %d keeps apart (%ld: the id is a host-order u32, whole bytes count); raise --prefix-len",
+		       cfg->nr_entries, cfg->prefix_len, 1L << cfg->prefix_len / 8 * 8);
 		return EXIT_USAGE;
 	}
 	if (cfg->max_entries < 0)
@@ -70,25 +74,17 @@ static int lpm_validate(struct config *cfg)
 	return layout_validate(cfg);
 }
 
-void lpm_key(void *key, int key_size, int plen, int key_prefixlen, __u32 id)
+void lpm_key(void *key, int key_size, int plen, __u32 id)
 {
 	__u8 *data = (__u8 *)key + sizeof(__u32);
 
-	*(__u32 *)key = key_prefixlen;
+	*(__u32 *)key = plen;
 	memset(data, 0, key_size);
-	/* Bit b of id (from the least significant) lands at address bit
-	 * plen - 1 - b, counting from the most significant bit. */
-	for (int b = 0; b < 32 && b < plen; b++) {
-		int pos = plen - 1 - b;
-
-		if (id >> b & 1)
-			data[pos / 8] |= 0x80 >> (pos % 8);
-	}
+	memcpy(data, &id, key_size < 4 ? key_size : 4);
 }
 
-/* keys[] as whole trie keys in visiting order; lookups ask for full-length
- * addresses, the other ops for the stored prefixes. */
-static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_length)
+/* keys[] as whole trie keys in visiting order. */
+static int load_keys(struct bpf_map *keys, const struct config *cfg, enum key_order order)
 {
 	size_t size = sizeof(__u32) + cfg->key_size;
 	long n = cfg->max_entries;
@@ -97,10 +93,9 @@ static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_l
 	int err = -ENOMEM;
 
 	if (ids && buf) {
-		keys_permutation(ids, n, cfg->nr_entries, cfg->keys, cfg->seed);
+		keys_ids(cfg, ids, order);
 		for (long i = 0; i < n; i++)
-			lpm_key(buf + i * size, cfg->key_size, cfg->prefix_len,
-				full_length ? cfg->key_size * 8 : cfg->prefix_len, ids[i]);
+			lpm_key(buf + i * size, cfg->key_size, cfg->prefix_len, ids[i]);
 		err = keys_load(keys, buf, size, n);
 	}
 	free(ids);
@@ -110,7 +105,7 @@ static int load_keys(struct bpf_map *keys, const struct config *cfg, bool full_l
 
 static void stored_prefix(const struct config *cfg, void *key, __u32 id)
 {
-	lpm_key(key, cfg->key_size, cfg->prefix_len, cfg->prefix_len, id);
+	lpm_key(key, cfg->key_size, cfg->prefix_len, id);
 }
 
 /* A trie as the configuration describes it, filled from user space: what
@@ -125,11 +120,6 @@ static int lpm_new_filled_map(struct run *run, const char *name, int *fd)
 		.key_size = sizeof(__u32) + cfg->key_size, .value_size = cfg->value_size,
 		.flags = BPF_F_NO_PREALLOC, .max_entries = cfg->max_entries, .n = cfg->nr_entries,
 		.value_buf = cfg->value_size, .cfg = cfg, .key = stored_prefix }, fd);
-}
-
-static bool looks_up(const struct config *cfg)
-{
-	return cfg->bench->op == MB_OP_LOOKUP || cfg->bench->op == MB_OP_BASELINE;
 }
 
 static int lpm_setup(struct run *run)
@@ -158,14 +148,15 @@ static int lpm_setup(struct run *run)
 	if (!err)
 		err = progs_loaded(&st->progs, run, lpm_bpf__load(st->skel),
 				   st->skel->bss->ctl, st->skel->bss->cnt);
-	if (!err && (err = load_keys(st->progs.keys, cfg, false))) {
+	/* Prefill in id order; --keys random only changes the visiting order. */
+	if (!err && (err = load_keys(st->progs.keys, cfg, KEYS_SEQ))) {
 		mb_err("writing the trie keys failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	if (!err)
+	if (!err && !cfg->bench->no_prefill)
 		err = progs_prefill(&st->progs, cfg->nr_entries);
-	if (!err && looks_up(cfg) && (err = load_keys(st->progs.keys, cfg, true))) {
-		mb_err("writing the lookup keys failed: %s", strerror(-err));
+	if (!err && cfg->keys == KEYS_RANDOM && (err = load_keys(st->progs.keys, cfg, KEYS_RANDOM))) {
+		mb_err("writing the trie keys failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	return err ?: progs_start(&st->progs, run);

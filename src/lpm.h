@@ -5,9 +5,9 @@
 
 extern const struct family lpm_family;
 
-/* The trie key of id: prefix length plen (or the full key length for
- * lookups) and id in the bits just above plen, so ids 0..n-1 are n distinct
- * prefixes with no gaps. key holds 4 + key_size bytes. */
-void lpm_key(void *key, int key_size, int plen, int key_prefixlen, __u32 id);
+/* The trie key of id, laid out as the kernel's LPM bench does: prefix
+ * length plen, then id as a host-order u32 at the start of the address
+ * (the rest zero). key holds 4 + key_size bytes. */
+void lpm_key(void *key, int key_size, int plen, __u32 id);
 
 #endif

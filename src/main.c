@@ -69,13 +69,13 @@ static int run_exit_status(const struct samples *s, const struct run_summary *su
 {
 	if (failed)
 		return failed;
-	if (s->interrupted)
-		return 128 + stop_requested;
 	if (sum->errors) {
 		mb_err("%llu map operations failed unexpectedly (see Errors above)",
 		       (unsigned long long)sum->errors);
 		return EXIT_RUNTIME;
 	}
+	if (s->interrupted)
+		return 128 + stop_requested;
 	return EXIT_OK;
 }
 
@@ -125,9 +125,10 @@ static int measure(struct run *run)
 	summarize_run(&samples, &sum);
 	output_summary(run, &samples, &sum);
 	status = run_exit_status(&samples, &sum, failed);
+	/* Unexpected operation errors fail the run, even one cut short. */
 	werr = write_result(run, &samples, &sum,
-			    failed ? RUN_FAILED : samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE,
-			    NULL);
+			    failed || sum.errors ? RUN_FAILED :
+			    samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE, NULL);
 	samples_free(&samples);
 	return status ?: werr;
 }
@@ -150,10 +151,19 @@ int main(int argc, char **argv)
 		cli_list(stdout);
 		return EXIT_OK;
 	}
+	if (action == CLI_CONTRACTS) {
+		cli_contracts(stdout);
+		return EXIT_OK;
+	}
 	log_setup(cfg.verbose);
 	err = validate(&cfg);
 	if (err)
 		return err;
+	if (cfg.producers > cpu_online_count())
+		snprintf(run.warning, sizeof(run.warning),
+			 "%d producers on %d online CPUs: they take turns on the CPUs; throughput is "
+			 "what the machine delivered, per-producer in-kernel rates do not add up to it",
+			 cfg.producers, cpu_online_count());
 	sampler_install_signals();
 	if (cfg.bench->family->oneshot)
 		return measure_oneshot(&run);

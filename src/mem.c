@@ -86,6 +86,8 @@ static int mem_validate(struct config *cfg)
 
 	if (!cfg->map_name)
 		cfg->map_name = "htab";
+	if (cfg->value_size < 0)
+		cfg->value_size = 8;
 	k = user_kind(cfg);
 	if (cfg->max_entries < 0)
 		cfg->max_entries = 1000000;

@@ -36,6 +36,15 @@ void output_setup(const struct run *run)
 	fflush(stdout);
 }
 
+/* ", per-prod-op 115.11k/s" for benchmarks whose figure is not the throughput. */
+static void print_figure(const struct run *run, double v)
+{
+	struct figure_desc d = figure_of(run->cfg->bench);
+
+	if (run->cfg->bench->figure != FIG_WALL)
+		printf(", %s %.3lf %s", d.name, v, d.unit);
+}
+
 void output_iter(const struct run *run, const struct samples *s, int i)
 {
 	const struct sample *x = &s->v[i];
@@ -43,10 +52,11 @@ void output_iter(const struct run *run, const struct samples *s, int i)
 
 	if (run->cfg->quiet)
 		return;
-	printf("Iter %3d (%7.3lfus): throughput %8.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op%s\n",
+	printf("Iter %3d (%7.3lfus): throughput %8.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op",
 	       i, (x->interval_ns - 1e9) / 1e3, x->mops * u.tput, u.tput_unit,
-	       x->mops * u.tput / s->nprod, u.tput_unit, x->latency_ns * u.lat, u.lat_unit,
-	       x->warmup ? " (warmup)" : isnan(x->mops) ? " (nothing completed)" : "");
+	       x->mops * u.tput / s->nprod, u.tput_unit, x->latency_ns * u.lat, u.lat_unit);
+	print_figure(run, x->figure);
+	printf("%s\n", x->warmup ? " (warmup)" : isnan(x->mops) ? " (nothing completed)" : "");
 	fflush(stdout);
 }
 
@@ -72,6 +82,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 {
 	struct units u = units_of(run);
 
+	if (run->warning[0])
+		printf("Warning: %s\n", run->warning);
 	if (s->interrupted)
 		printf("Interrupted after %d samples (%d measured)\n", s->n, sum->n);
 	if (!sum->n) {
@@ -82,18 +94,26 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	printf("Summary: throughput %8.3lf \u00b1 %5.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op\n",
 	       sum->mops.mean * u.tput, sum->mops.stddev * u.tput, u.tput_unit,
 	       sum->mops_per_prod * u.tput, u.tput_unit, sum->latency_ns.mean * u.lat, u.lat_unit);
+	if (run->cfg->bench->figure != FIG_WALL) {
+		struct figure_desc d = figure_of(run->cfg->bench);
+
+		printf("Figure: %s %.3lf \u00b1 %.3lf %s (%s time; the kernel bench's figure)\n",
+		       d.name, sum->figure.mean, sum->figure.stddev, d.unit, d.clock);
+	}
 	printf("Samples: %d, median %.3lf, min %.3lf, max %.3lf %s ops/s, CV %.2lf%%; "
-	       "in-kernel time %.1lf%% of producer wall time\n",
+	       "in-kernel time %.1lf%% of producer wall time, in-kernel rate %.3lf %s ops/s per producer\n",
 	       sum->n, sum->mops.median * u.tput, sum->mops.min * u.tput, sum->mops.max * u.tput,
-	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100);
+	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100, sum->kmops_prod.mean * u.tput,
+	       u.tput_unit);
 	if (sum->empty)
 		printf("Skipped: %d intervals in which nothing completed\n", sum->empty);
 	if (!isnan(sum->hit_rate))
-		printf("Hits: %.2lf%% (%llu of %llu)\n", sum->hit_rate * 100,
-		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses));
+		printf("Hits: %.2lf%% (%llu of %llu)%s\n", sum->hit_rate * 100,
+		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses),
+		       sum->misses ? "; misses are expected results (key not found, or E2BIG: map full)"
+				   : "");
 	if (!isnan(sum->memlock_avg))
-		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak "
-		       "(throughput counts single map operations, not batches)\n",
+		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak\n",
 		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
 		       sum->charged_avg / 1048576, sum->charged_peak / 1048576);
 	print_errors(s, sum->errors);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "cpu.h"
+#include "keys.h"
 #include "producer.h"
 
 struct producer_arg {
@@ -12,12 +13,46 @@ struct producer_arg {
 
 static struct producer_arg args[MAX_PRODUCERS];
 
+static void wake_all(struct producers *p)
+{
+	for (int i = 0; p->take_turns && i < p->run->cfg->producers / 2; i++) {
+		pthread_mutex_lock(&p->turns[i].lock);
+		pthread_cond_broadcast(&p->turns[i].changed);
+		pthread_mutex_unlock(&p->turns[i].lock);
+	}
+}
+
 static void fail(struct producers *p, int status)
 {
 	int none = 0;
 
 	atomic_compare_exchange_strong(&p->failed, &none, status);
 	atomic_store(&p->stop, true);
+	wake_all(p);
+}
+
+/* Wait for producer id's turn; false once the run stops. */
+static bool wait_turn(struct producers *p, int id)
+{
+	struct turn *t = &p->turns[id / 2];
+	bool go;
+
+	pthread_mutex_lock(&t->lock);
+	while (t->next != id % 2 && !atomic_load(&p->stop))
+		pthread_cond_wait(&t->changed, &t->lock);
+	go = !atomic_load(&p->stop);
+	pthread_mutex_unlock(&t->lock);
+	return go;
+}
+
+static void pass_turn(struct producers *p, int id)
+{
+	struct turn *t = &p->turns[id / 2];
+
+	pthread_mutex_lock(&t->lock);
+	t->next = !(id % 2);
+	pthread_cond_signal(&t->changed);
+	pthread_mutex_unlock(&t->lock);
 }
 
 static void *producer_main(void *opaque)
@@ -43,12 +78,16 @@ static void *producer_main(void *opaque)
 		return NULL;
 	}
 	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+		if (p->take_turns && !wait_turn(p, a->id))
+			break;
 		err = f->run(run, a->id);
 		if (err) {
 			mb_err("producer %d: running a batch failed: %s", a->id, strerror(-err));
 			fail(p, EXIT_RUNTIME);
 			break;
 		}
+		if (p->take_turns)
+			pass_turn(p, a->id);
 	}
 	return NULL;
 }
@@ -57,6 +96,11 @@ int producers_start(struct producers *p, struct run *run)
 {
 	memset(p, 0, sizeof(*p));
 	p->run = run;
+	p->take_turns = layout_is_pairs(run->cfg->bench->layout);
+	for (int i = 0; p->take_turns && i < run->cfg->producers / 2; i++) {
+		pthread_mutex_init(&p->turns[i].lock, NULL);
+		pthread_cond_init(&p->turns[i].changed, NULL);
+	}
 	for (int i = 0; i < run->cfg->producers; i++) {
 		args[i] = (struct producer_arg){ p, i };
 		if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
@@ -72,6 +116,7 @@ int producers_start(struct producers *p, struct run *run)
 int producers_stop(struct producers *p)
 {
 	atomic_store(&p->stop, true);
+	wake_all(p);
 	for (int i = 0; i < p->started; i++)
 		pthread_join(p->threads[i], NULL);
 	p->started = 0;

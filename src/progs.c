@@ -16,7 +16,7 @@ int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj)
 	memset(p, 0, sizeof(*p));
 	p->obj = obj;
 	p->keys = bpf_object__find_map_by_name(obj, "keys");
-	bpf_map__set_max_entries(p->keys, run->cfg->max_entries);
+	bpf_map__set_max_entries(p->keys, layout_key_slots(run->cfg));
 	log_clear();
 	return trigger_prepare(&p->trig, obj, run);
 }
@@ -52,6 +52,11 @@ int progs_prefill(struct progs *p, long nr)
 	if (errs) {
 		mb_err("prefill of %ld keys failed %llu times (%s)", nr, (unsigned long long)errs,
 		       strerror(counters_first_errno(p->cnt, 1)));
+		return EXIT_RUNTIME;
+	}
+	if (p->cnt[0].misses) {
+		mb_err("prefill of %ld keys found the map full %llu times: raise --max-entries",
+		       nr, (unsigned long long)p->cnt[0].misses);
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

@@ -65,14 +65,16 @@ static json_t *sample_json(const struct sample *x, int i, int nprod)
 	json_t *prods = json_array();
 
 	for (int p = 0; p < nprod; p++)
-		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I}",
+		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I, s:I}",
 			"ops", (json_int_t)x->prod[p].ops, "ns", (json_int_t)x->prod[p].ns,
+			"runs", (json_int_t)x->prod[p].runs,
 			"hits", (json_int_t)x->prod[p].hits, "misses", (json_int_t)x->prod[p].misses));
-	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
-		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns,
+		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns, "runs", (json_int_t)x->runs,
 		"hits", (json_int_t)x->hits, "misses", (json_int_t)x->misses,
-		"throughput_mops", num(x->mops), "latency_ns", num(x->latency_ns),
+		"throughput_mops", num(x->mops), "kernel_mops_per_producer", num(x->kmops_prod),
+		"latency_ns", num(x->latency_ns), "figure", num(x->figure),
 		"memlock_bytes", x->memlock >= 0 ? json_integer(x->memlock) : json_null(),
 		"charged_bytes", x->charged >= 0 ? json_integer(x->charged) : json_null(),
 		"producers", prods);
@@ -95,7 +97,8 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_errno", by);
 }
 
-static json_t *throughput_json(const struct samples *s, const struct run_summary *sum);
+static json_t *throughput_json(const struct bench *b, const struct samples *s,
+			       const struct run_summary *sum);
 
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, enum run_status status)
@@ -117,24 +120,42 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		"environment", env_json(run));
 	if (doc && status >= RUN_FAILED)
 		json_object_set_new(doc, "reason", json_string(mb_last_error()));
+	if (doc)
+		json_object_set_new(doc, "warnings", run->warning[0] ?
+				    json_pack("[s]", run->warning) : json_array());
 	if (doc && s)
-		json_object_update_new(doc, throughput_json(s, sum));
+		json_object_update_new(doc, throughput_json(c->bench, s, sum));
 	return doc;
 }
 
-static json_t *throughput_json(const struct samples *s, const struct run_summary *sum)
+/* The figure's summary with its name, unit and clock. */
+static json_t *figure_json(const struct bench *b, const struct summary *s)
+{
+	struct figure_desc d = figure_of(b);
+	json_t *o = summary_json(s);
+
+	json_object_set_new(o, "name", json_string(d.name));
+	json_object_set_new(o, "unit", json_string(d.unit));
+	json_object_set_new(o, "clock", json_string(d.clock));
+	return o;
+}
+
+static json_t *throughput_json(const struct bench *b, const struct samples *s,
+			       const struct run_summary *sum)
 {
 	json_t *samples = json_array();
 
 	for (int i = 0; i < s->n; i++)
 		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
-	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o}}, s:o}",
+	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o}}, s:o}",
 		"samples", samples,
 		"summary",
 			"samples", sum->n,
 			"empty_samples", sum->empty,
 			"throughput_mops", summary_json(&sum->mops),
 			"throughput_per_producer_mops", num(sum->mops_per_prod),
+			"kernel_mops_per_producer", summary_json(&sum->kmops_prod),
+			"figure", figure_json(b, &sum->figure),
 			"latency_ns", summary_json(&sum->latency_ns),
 			"ops", (json_int_t)sum->ops,
 			"hits", (json_int_t)sum->hits,

@@ -33,10 +33,27 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-void sample_finish(struct sample *s, int nprod)
+/* The benchmark's figure in M per second, before figure_of()'s scale. */
+static double figure_mps(const struct sample *s, int nprod, const struct bench *b)
 {
-	s->ops = s->ns = s->hits = s->misses = 0;
-	s->mops = 0;
+	switch (b->figure) {
+	case FIG_KERNEL:
+		return s->ns ? s->ops * 1e3 / s->ns : NAN;
+	case FIG_RUNS_PER_PROD:
+		return s->runs * (double)(b->runs_weight ?: 1) * 1e3 / s->interval_ns / nprod;
+	case FIG_EVENTS_PER_PROD:
+		return s->kmops_prod;
+	default:
+		return s->mops;
+	}
+}
+
+void sample_finish(struct sample *s, int nprod, const struct bench *b)
+{
+	int busy = 0;
+
+	s->ops = s->ns = s->hits = s->misses = s->runs = 0;
+	s->kmops_prod = 0;
 	for (int p = 0; p < nprod; p++) {
 		struct prod_delta *d = &s->prod[p];
 
@@ -44,13 +61,19 @@ void sample_finish(struct sample *s, int nprod)
 		s->ns += d->ns;
 		s->hits += d->hits;
 		s->misses += d->misses;
-		if (d->ns)
-			s->mops += d->ops * 1e3 / d->ns;
+		s->runs += d->runs;
+		if (d->ns) {
+			s->kmops_prod += d->ops * 1e3 / d->ns;
+			busy++;
+		}
 	}
+	s->mops = s->ops * 1e3 / s->interval_ns;
+	s->kmops_prod = busy ? s->kmops_prod / busy : NAN;
+	s->latency_ns = s->ops ? (double)s->ns / s->ops : NAN;
+	s->figure = figure_mps(s, nprod, b) * figure_of(b).scale;
 	/* An interval in which nothing completed measured nothing. */
 	if (!s->ops)
-		s->mops = NAN;
-	s->latency_ns = s->ops ? (double)s->ns / s->ops : NAN;
+		s->mops = s->figure = NAN;
 }
 
 static struct sample *sample_add(struct samples *out)
@@ -123,8 +146,9 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 			s->prod[p] = (struct prod_delta){
 				cur[p].ops - prev[p].ops, cur[p].ns - prev[p].ns,
 				cur[p].hits - prev[p].hits, cur[p].misses - prev[p].misses,
+				cur[p].runs - prev[p].runs,
 			};
-		sample_finish(s, nprod);
+		sample_finish(s, nprod, cfg->bench);
 		s->memlock = s->charged = -1;
 		if (cfg->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged);

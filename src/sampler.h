@@ -7,15 +7,17 @@
 
 /* One producer's work in one sampling interval. */
 struct prod_delta {
-	__u64 ops, ns, hits, misses;
+	__u64 ops, ns, hits, misses, runs;
 };
 
 struct sample {
 	bool warmup;
 	double interval_ns;	/* measured wall-clock length of the interval */
-	__u64 ops, ns, hits, misses;
-	double mops;		/* sum over producers of ops / in-kernel time */
+	__u64 ops, ns, hits, misses, runs;
+	double mops;		/* throughput: all producers' ops / the wall interval */
+	double kmops_prod;	/* mean over producers of ops / in-kernel time */
 	double latency_ns;	/* in-kernel time per operation */
+	double figure;		/* the benchmark's figure, in its unit (figure_of) */
 	long long memlock;	/* map memory at the end of the interval, or -1 */
 	long long charged;	/* bytes charged to the bench's cgroup, or -1 */
 	struct prod_delta *prod;
@@ -34,8 +36,9 @@ void sampler_install_signals(void);
 /* Take warmup + duration one-second samples; stops early on a signal or a
  * producer failure. Prints an Iter line per sample unless quiet. */
 int sampler_run(struct run *run, struct producers *prods, struct samples *out);
-/* Fold one interval's per-producer deltas into s's totals and rates. */
-void sample_finish(struct sample *s, int nprod);
+/* Fold one interval's per-producer deltas into s's totals, rates and the
+ * benchmark's figure; s->interval_ns must be set. */
+void sample_finish(struct sample *s, int nprod, const struct bench *b);
 void samples_free(struct samples *s);
 
 #endif

@@ -32,12 +32,14 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 {
 	double *mops = calloc(s->n + 1, sizeof(double));
 	double *lat = calloc(s->n + 1, sizeof(double));
+	double *kprod = calloc(s->n + 1, sizeof(double));
+	double *fig = calloc(s->n + 1, sizeof(double));
 	double wall = 0, busy = 0, mem_sum = 0, chg_sum = 0;
 	int n = 0, nmem = 0, nchg = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->memlock_peak = out->charged_peak = -1;
-	for (int i = 0; mops && lat && i < s->n; i++) {
+	for (int i = 0; mops && lat && kprod && fig && i < s->n; i++) {
 		const struct sample *x = &s->v[i];
 
 		if (x->warmup)
@@ -56,6 +58,8 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 		}
 		mops[n] = x->mops;
 		lat[n] = x->latency_ns;
+		kprod[n] = x->kmops_prod;
+		fig[n] = x->figure;
 		n++;
 		out->ops += x->ops;
 		out->hits += x->hits;
@@ -66,6 +70,8 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 	out->n = n;
 	summarize(mops, n, &out->mops);
 	summarize(lat, n, &out->latency_ns);
+	summarize(kprod, n, &out->kmops_prod);
+	summarize(fig, n, &out->figure);
 	out->mops_per_prod = s->nprod ? out->mops.mean / s->nprod : NAN;
 	out->hit_rate = out->hits + out->misses ?
 			(double)out->hits / (out->hits + out->misses) : NAN;
@@ -80,4 +86,6 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 		out->errors += s->errs[e];
 	free(mops);
 	free(lat);
+	free(kprod);
+	free(fig);
 }

@@ -12,8 +12,10 @@ struct summary {
 struct run_summary {
 	int n;			/* measured (post-warmup) samples */
 	int empty;		/* post-warmup samples in which nothing completed */
-	struct summary mops;	/* total throughput, M ops/s */
+	struct summary mops;	/* throughput over wall time, M ops/s */
+	struct summary kmops_prod;	/* per-producer rate over in-kernel time, M ops/s */
 	struct summary latency_ns;
+	struct summary figure;	/* the benchmark's figure, in its unit */
 	double mops_per_prod;
 	__u64 ops, hits, misses, errors;
 	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */

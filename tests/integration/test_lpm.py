@@ -18,6 +18,23 @@ def test_every_lpm_benchmark_runs_clean(root, result, bench):
     assert doc["summary"]["samples"] == 2 and doc["summary"]["ops"] > 0
 
 
+@pytest.mark.parametrize("bench,nr", [("lpm-trie-delete", 1000), ("lpm-trie-insert", 1000),
+                                      ("lpm-trie-delete", 25000)])
+def test_delete_drains_and_insert_fills_the_whole_trie(root, result, bench, nr):
+    """The kernel's delete empties a full trie in id order and insert fills an
+    empty one (10000 a run); the refill or emptying in between is not timed."""
+    proc, doc = result(bench, *SHORT, "--nr-entries", str(nr))
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["batch"] == 10000
+    assert doc["summary"]["misses"] == 0 and doc["summary"]["hits"] == doc["summary"]["ops"]
+    ops = sum(s["ops"] for s in doc["samples"])
+    runs = sum(s["runs"] for s in doc["samples"])
+    # every run ends at the trie's end or after 10000: 1000, or 10000, 10000, 5000
+    assert ops == pytest.approx(runs * min(nr, 25000 / 3), rel=0.01 if nr > 10000 else 0)
+    fig = doc["summary"]["figure"]
+    assert fig["clock"] == "in-kernel" and fig["unit"] == "M ops/s"
+
+
 @pytest.mark.parametrize("args", [
     ["--prefix-len", "32"], ["--prefix-len", "24", "--nr-entries", "1000", "--random"],
     ["--key-size", "16", "--prefix-len", "64", "--nr-entries", "5000"],
@@ -73,6 +90,9 @@ def test_free_leaves_no_maps_behind(root):
     (["lpm-trie-lookup", "--nr-entries", "0"], "--nr-entries"),
     (["lpm-trie-lookup", "--nr-entries", "100", "--max-entries", "10"], "larger than"),
     (["lpm-trie-lookup", "--nr-entries", "300", "--prefix-len", "8"], "distinct prefixes"),
+    (["lpm-trie-lookup", "--nr-entries", "300", "--prefix-len", "12"], "distinct prefixes"),
+    (["lpm-trie-delete", "--random"], "in order"),
+    (["lpm-trie-lookup", "--key-size", "2"], "--key-size"),
     (["lpm-trie-delete", "-p", "2"], "-p 1"),
     (["lpm-trie-insert", "-p", "2"], "-p 1"),
     (["lpm-trie-free", "-p", "2"], "-p 1"),

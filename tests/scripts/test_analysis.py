@@ -13,21 +13,26 @@ ENV = {"cpu_model": "AMD EPYC", "online_cpus": 2, "kernel_release": "6.18.44",
        "bpf_jit_enable": "1", "bpf_jit_harden": "0"}
 
 
-def result_doc(bench, medians, params=None, env=None, latency=False):
-    """A result document whose runs' medians are the given values."""
-    samples = [{"index": 0, "warmup": True, "interval_ns": 1e9, "ops": 1, "ns": 1, "hits": 0,
-                "misses": 0, "throughput_mops": 1.0, "latency_ns": 1.0, "memlock_bytes": None,
-                "charged_bytes": None, "producers": []}]
-    samples += [{"index": i + 1, "warmup": False, "interval_ns": 1e9, "ops": 1000, "ns": 1000,
-                 "hits": 0, "misses": 0, "throughput_mops": m, "latency_ns": 1000.0 / m,
-                 "memlock_bytes": None, "charged_bytes": None, "producers": []}
-                for i, m in enumerate(medians)]
-    return {"schema": "mapbench-result", "schema_version": 1, "status": "complete",
+def sample(i, m, warmup=False):
+    return {"index": i, "warmup": warmup, "interval_ns": 1e9, "ops": 1000, "ns": 1000,
+            "runs": 10, "hits": 0, "misses": 0, "throughput_mops": m, "latency_ns": 1000.0 / m,
+            "kernel_mops_per_producer": m, "figure": m, "memlock_bytes": None,
+            "charged_bytes": None, "producers": []}
+
+
+def result_doc(bench, medians, params=None, env=None, status="complete",
+               figure=("throughput", "M ops/s", "wall")):
+    """A result document whose runs' medians are the given values (the
+    figure, throughput and in-kernel rate alike)."""
+    name, unit, clock = figure
+    return {"schema": "mapbench-result", "schema_version": 2, "status": status,
             "benchmark": bench, "family": "htab", "command": ["./bench", bench],
             "params": params or {"map": "htab", "max_entries": 1000, "nr_entries": 1000,
                                  "key_size": 4},
-            "samples": samples, "summary": {"memory": {}}, "errors": {"total": 0},
-            "environment": dict(ENV, **(env or {}))}
+            "samples": [sample(0, 1.0, warmup=True)] +
+                       [sample(i + 1, m) for i, m in enumerate(medians)],
+            "summary": {"memory": {}, "figure": {"name": name, "unit": unit, "clock": clock}},
+            "errors": {"total": 0}, "environment": dict(ENV, **(env or {}))}
 
 
 def write_set(folder, bench, values, **kw):
@@ -100,13 +105,72 @@ def test_latency_up_is_a_regression(tmp_path):
     assert script("gate", a, b, "--policy", policy).returncode == 0   # +25% < 30% threshold
 
 
-def test_environments_that_differ_are_not_compared(tmp_path):
+@pytest.mark.parametrize("after", [100, 80])
+def test_environments_that_differ_are_not_compared(tmp_path, after):
+    """Inconclusive, even when the numbers differ (a CPU change, not a regression)."""
     a = write_set(tmp_path / "a", "htab-lookup", noisy(100, 0.005, 6, 1))
-    b = write_set(tmp_path / "b", "htab-lookup", noisy(100, 0.005, 6, 2),
+    b = write_set(tmp_path / "b", "htab-lookup", noisy(after, 0.005, 6, 2),
                   env={"cpu_model": "Intel Xeon"})
     gate = script("gate", a, b)
     assert gate.returncode == 2 and "cpu_model" in gate.stdout
     assert "warning: environments differ in cpu_model" in script("compare", a, b).stdout
+
+
+@pytest.mark.parametrize("status", ["failed", "unsupported"])
+def test_benchmark_not_measured_after_is_inconclusive(tmp_path, slowdown, status):
+    """A benchmark whose after runs all failed must not vanish into a pass."""
+    a, b = slowdown
+    write_set(a, "htab-delete", noisy(50, 0.005, 6, 5))
+    write_set(b, "htab-delete", noisy(50, 0.005, 6, 6), status=status)
+    for f in b.glob("htab-lookup-*.json"):
+        f.unlink()
+    write_set(b, "htab-lookup", noisy(100, 0.005, 6, 7))
+    gate = script("gate", a, b)
+    assert gate.returncode == 2, gate.stdout
+    line = next(l for l in gate.stdout.splitlines() if l.startswith("htab-delete"))
+    assert f"inconclusive: status {status}" in line
+    assert "note: left out" in gate.stdout
+    gone = tmp_path / "gone"
+    write_set(gone, "htab-lookup", noisy(100, 0.005, 6, 8))
+    write_set(gone, "htab-update", noisy(30, 0.01, 6, 9))
+    gate = script("gate", a, gone)
+    assert gate.returncode == 2 and "inconclusive: no run after" in gate.stdout
+
+
+def test_usage_errors_are_not_verdicts(slowdown):
+    for name in ("gate", "compare", "report", "plot"):
+        proc = script(name, *slowdown, "--no-such-option")
+        assert proc.returncode == 64, (name, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1 and "--help" in proc.stderr
+        assert "--help" in script(name, "--help").stdout
+
+
+def test_malformed_result_is_one_line(tmp_path, slowdown):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    doc = result_doc("htab-lookup", [1.0])
+    del doc["params"]
+    (bad / "x.json").write_text(json.dumps(doc))
+    for name in ("gate", "compare", "report"):
+        proc = script(name, bad, slowdown[1])
+        assert proc.returncode == 3
+        assert proc.stderr.strip().count("\n") == 0 and "malformed" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_htab_mem_report_is_the_seed_table(tmp_path):
+    """Seed 003's table: per-prod-op in k/s, rows named prealloc/normal + use case."""
+    kps = ("per-prod-op", "k/s", "wall")
+    for side, vals in (("a", (116.0, 72.0)), ("b", (118.0, 81.0))):
+        for prealloc, v in zip((True, False), vals):
+            write_set(tmp_path / side / str(prealloc), "htab-mem-overwrite", [v, v + 1, v + 2],
+                      params={"map": "htab", "prealloc": prealloc}, figure=kps)
+    proc = script("report", tmp_path / "a", tmp_path / "b")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()[-4:]
+    assert lines[0].startswith("Benchmark (all in k/s per-prod-op) |")
+    assert lines[2].startswith("normal overwrite") and "+12.33%" in lines[2]
+    assert lines[3].startswith("prealloc overwrite")
 
 
 def test_gate_tool_errors_exit_3(tmp_path, slowdown):
@@ -157,16 +221,16 @@ def test_kernel_bench_logs_compare(tmp_path):
 def test_delta_report_matches_the_cover_letter_style(tmp_path):
     a = write_set(tmp_path / "a", "htab-lookup", [0.100, 0.102, 0.104])
     b = write_set(tmp_path / "b", "htab-lookup", [0.110, 0.112, 0.114])
-    proc = script("report", a, b)
+    proc = script("report", a, b, "--metric", "throughput")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-3:] == [
-        "Benchmark (all in kops/sec) |  Avg. Before |   Avg. After |  Delta",
-        "----------------------------|--------------|--------------|-------",
-        "htab-lookup                 | 102.00 ± 2.0 | 112.00 ± 2.0 | +9.80%",
+        "Benchmark (all in K ops/s) |  Avg. Before |   Avg. After |  Delta",
+        "---------------------------|--------------|--------------|-------",
+        "htab-lookup                | 102.00 ± 2.0 | 112.00 ± 2.0 | +9.80%",
     ]
     assert proc.stdout.splitlines()[0] == "Kernel before: 6.18.44"
     assert "Runs: 3 per configuration x 3 s measured" in proc.stdout
-    md = script("report", a, b, "--format", "md").stdout.splitlines()
+    md = script("report", a, b, "--metric", "throughput", "--format", "md").stdout.splitlines()
     assert md[-3].startswith("| Benchmark") and md[-2].startswith("|---")
 
 
@@ -175,7 +239,7 @@ def mem_doc(sizes):
              "key_size": 8, "value_size": 8, "bytes_per_element": size, "element_bytes": size,
              "fixed_bytes": 0, "per_cpu_value_bytes": None, "charged_bytes_per_element": None,
              "points": []} for (label, m), size in sizes.items()]
-    return {"schema": "mapbench-result", "schema_version": 1, "status": "complete",
+    return {"schema": "mapbench-result", "schema_version": 2, "status": "complete",
             "benchmark": "mem", "family": "mem", "command": [], "environment": ENV,
             "params": {"map": "all", "key_size": 8, "value_size": 8, "max_entries": 1000000},
             "memory": {"cgroup": "none", "sizes": [524289, 1000000], "rows": rows}}

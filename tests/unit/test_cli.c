@@ -49,15 +49,19 @@ static void kernel_bench_spellings(void **state)
 
 	assert_int_equal(parse(&cfg, &a, "bench bpf-hashmap-lookup --nr_entries 500 --key_size 8 "
 				"--max_entries 1K --producers 2 -a --nr_loops 64"), EXIT_OK);
-	assert_string_equal(cfg.bench->name, "htab-lookup");
+	assert_string_equal(cfg.bench->name, "bpf-hashmap-lookup");
 	assert_int_equal(cfg.nr_entries, 500);
 	assert_int_equal(cfg.key_size, 8);
 	assert_int_equal(cfg.max_entries, 1000);
 	assert_int_equal(cfg.producers, 2);
 	assert_int_equal(cfg.batch, 64);
 	assert_int_equal(cfg.nr_prod_cpus, MAX_PRODUCERS);
-	assert_int_equal(parse(&cfg, &a, "bench bpf-hashmap-full-update"), EXIT_OK);
-	assert_string_equal(cfg.bench->name, "htab-full-update");
+	assert_int_equal(parse(&cfg, &a, "bench htab-full-update"), EXIT_OK);
+	assert_string_equal(cfg.bench->name, "bpf-hashmap-full-update");
+	assert_int_equal(parse(&cfg, &a, "bench overwrite"), EXIT_OK);
+	assert_string_equal(cfg.bench->name, "htab-mem-overwrite");
+	assert_int_equal(parse(&cfg, &a, "bench htab-mem --use-case add_del_on_diff_cpu"), EXIT_OK);
+	assert_string_equal(cfg.bench->name, "htab-mem-add_del_on_diff_cpu");
 }
 
 static void options_anywhere(void **state)

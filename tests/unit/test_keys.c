@@ -91,6 +91,95 @@ static void churn_pairs_share_slices(void **state)
 	assert_int_equal(ctl[3].hi, 1000);
 }
 
+/* The kernel's htab-mem: producer p's 64 keys are p, p + P, p + 2P, ... */
+static void strided_layout_is_htab_mem(void **state)
+{
+	struct config cfg = config_for("htab-mem-overwrite", 4, 8192, -1);
+	struct prod_ctl ctl[4];
+	__u32 ids[8192];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(cfg.batch, 64);
+	assert_int_equal(cfg.nr_entries, 0);
+	layout_assign(&cfg, ctl);
+	keys_ids(&cfg, ids, KEYS_SEQ);
+	for (int p = 0; p < 4; p++) {
+		assert_int_equal(ctl[p].hi - ctl[p].lo, 64);
+		assert_int_equal(ctl[p].op, MB_OP_OVERWRITE);
+		for (int j = 0; j < 64; j++)
+			assert_int_equal(ids[ctl[p].lo + j], p + j * 4);
+	}
+}
+
+/* add_del_on_diff_cpu: producers 2k and 2k+1 share keys k, k + P/2, ... */
+static void strided_pairs_share_keys(void **state)
+{
+	struct config cfg = config_for("htab-mem-add_del_on_diff_cpu", 4, 8192, -1);
+	struct prod_ctl ctl[4];
+	__u32 ids[8192];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	layout_assign(&cfg, ctl);
+	keys_ids(&cfg, ids, KEYS_SEQ);
+	assert_int_equal(ctl[0].op, MB_OP_ADD);
+	assert_int_equal(ctl[1].op, MB_OP_REMOVE);
+	assert_int_equal(ctl[1].lo, ctl[0].lo);
+	assert_int_equal(ids[ctl[2].lo + 1], 1 + 2);
+	assert_true(layout_is_pairs(cfg.bench->layout));
+}
+
+/* bpf-hashmap-full-update: the map full, each producer one absent key. */
+static void absent_layout_is_full_update(void **state)
+{
+	struct config cfg = config_for("bpf-hashmap-full-update", 2, 1000, -1);
+	struct prod_ctl ctl[2];
+	__u32 ids[1002];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(cfg.nr_entries, 1000);
+	assert_int_equal(cfg.batch, 10000);
+	assert_int_equal(layout_key_slots(&cfg), 1002);
+	layout_assign(&cfg, ctl);
+	keys_ids(&cfg, ids, KEYS_SEQ);
+	for (int p = 0; p < 2; p++) {
+		assert_int_equal(ctl[p].hi - ctl[p].lo, 1);
+		assert_int_equal(ids[ctl[p].lo], 1000 + p);
+	}
+}
+
+/* bpf-hashmap-lookup: keys 1..nr, whole passes per run, from the first key. */
+static void from_first_layout_is_hashmap_lookup(void **state)
+{
+	struct config cfg = config_for("bpf-hashmap-lookup", 2, 1000, -1);
+	struct prod_ctl ctl[2];
+	__u32 ids[1000];
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(cfg.nr_entries, 500);
+	assert_int_equal(cfg.batch, 1000000);
+	layout_assign(&cfg, ctl);
+	keys_ids(&cfg, ids, KEYS_SEQ);
+	assert_int_equal(ids[0], 1);
+	assert_int_equal(ids[499], 500);
+	assert_int_equal(ctl[1].cur, 0);
+	assert_int_equal(ctl[1].hi, 500);
+}
+
+/* --keys random visits a permutation, but the prefill order stays ids ascending. */
+static void random_order_leaves_prefill_order(void **state)
+{
+	struct config cfg = config_for("htab-lookup", 1, 1000, -1);
+	__u32 seq[1000], rnd[1000];
+
+	cfg.keys = KEYS_RANDOM;
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	keys_ids(&cfg, seq, KEYS_SEQ);
+	keys_ids(&cfg, rnd, KEYS_RANDOM);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(seq[i], i);
+	assert_memory_not_equal(seq, rnd, sizeof(seq));
+}
+
 static void shared_layout_spreads_start(void **state)
 {
 	struct config cfg = config_for("htab-lookup", 2, 1000, 500);
@@ -113,11 +202,18 @@ static void layout_errors(void **state)
 	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* odd -p */
 	cfg = config_for("htab-overwrite", 1, 1000, 1000);
 	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* no churn keys */
-	cfg = config_for("htab-full-update", 1, 1000, 10);
+	cfg = config_for("htab-overwrite-full", 1, 1000, 10);
 	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* full needs nr == max */
-	cfg = config_for("htab-full-update", 1, 1000, -1);
+	cfg = config_for("htab-overwrite-full", 1, 1000, -1);
 	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	assert_int_equal(cfg.nr_entries, 1000);
+	cfg = config_for("htab-mem-overwrite", 200, 8192, -1);
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* 200 x 64 keys > max */
+	cfg = config_for("htab-mem-overwrite", 2, 8192, 100);
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* starts empty */
+	cfg = config_for("bpf-hashmap-full-update", 1, 1000, -1);
+	cfg.keys = KEYS_RANDOM;
+	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* the kernel's order */
 }
 
 int main(void)
@@ -127,6 +223,11 @@ int main(void)
 		cmocka_unit_test(permutation_is_shuffled_and_seeded),
 		cmocka_unit_test(sliced_layout_is_disjoint_and_complete),
 		cmocka_unit_test(churn_pairs_share_slices),
+		cmocka_unit_test(strided_layout_is_htab_mem),
+		cmocka_unit_test(strided_pairs_share_keys),
+		cmocka_unit_test(absent_layout_is_full_update),
+		cmocka_unit_test(from_first_layout_is_hashmap_lookup),
+		cmocka_unit_test(random_order_leaves_prefill_order),
 		cmocka_unit_test(shared_layout_spreads_start),
 		cmocka_unit_test(layout_errors),
 	};

@@ -57,8 +57,8 @@ static json_t *sample_document(enum run_status status)
 	cfg.map_name = "htab";
 	cfg.max_entries = 1000;
 	cfg.nr_entries = 1000;
-	sample_finish(&v[0], 1);
-	sample_finish(&v[1], 1);
+	sample_finish(&v[0], 1, bench_find("htab-lookup"));
+	sample_finish(&v[1], 1, bench_find("htab-lookup"));
 	s.errs[7] = 2;
 	summarize_run(&s, &sum);
 	return result_json(&run, &s, &sum, status);
@@ -70,15 +70,20 @@ static void document_has_schema_and_figures(void **state)
 
 	assert_non_null(doc);
 	assert_string_equal(json_string_value(json_object_get(doc, "schema")), RESULT_SCHEMA);
-	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
 	assert_string_equal(json_string_value(json_object_get(doc, "status")), "complete");
 	assert_int_equal(json_array_size(json_object_get(doc, "samples")), 2);
 	sum = json_object_get(doc, "summary");
 	assert_int_equal(json_integer_value(json_object_get(sum, "samples")), 1);
 	assert_float_equal(json_real_value(json_object_get(sum, "hit_rate")), 0.9, 1e-12);
-	/* one sample: stddev 0; throughput 100 ops / 1000 ns = 100 M ops/s */
+	/* one sample: stddev 0; throughput 100 ops / 1 s of wall time; in-kernel
+	 * 100 ops / 1000 ns = 100 M ops/s per producer */
 	assert_float_equal(json_real_value(json_object_get(json_object_get(sum, "throughput_mops"),
-							   "mean")), 100, 1e-9);
+							   "mean")), 100 / 1e6, 1e-12);
+	assert_float_equal(json_real_value(json_object_get(json_object_get(sum,
+			   "kernel_mops_per_producer"), "mean")), 100, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sum, "figure"),
+							      "unit")), "M ops/s");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "errors"), "total")), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "errors"),
 						"by_errno"), "E2BIG")), 2);
