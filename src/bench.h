@@ -42,6 +42,7 @@ enum figure {
 	FIG_KERNEL,		/* operations per second of in-kernel time, all producers */
 	FIG_RUNS_PER_PROD,	/* program runs per producer per second of wall time */
 	FIG_EVENTS_PER_PROD,	/* operations per second of in-kernel time, per producer */
+	FIG_BYTES,		/* mem: bytes per element, no producers */
 };
 
 struct config {

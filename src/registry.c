@@ -72,7 +72,7 @@ const struct bench benches[] = {
 	  FIG_KERNEL, .target = &htab_family, .single_producer = true, .slow = true },
 	{ "mem", {}, &mem_family, MB_OP_NOOP, LAYOUT_SHARED,
 	  "bytes per element: kernel accounting and cgroup charge (--all: every map type)",
-	  "maps of two sizes, empty and filled: memlock and cgroup charge slopes", FIG_WALL },
+	  "maps of two sizes, empty and filled: memlock and cgroup charge slopes", FIG_BYTES },
 	{ "lpm-trie-noop", {}, &lpm_family, MB_OP_NOOP, LAYOUT_SHARED,
 	  "the LPM producer loop alone",
 	  "the loop alone, empty trie; batch 10000", FIG_WALL, .batch = 10000,
@@ -123,6 +123,8 @@ struct figure_desc figure_of(const struct bench *b)
 		return (struct figure_desc){ "per-prod-op", "k/s", "wall", 1e3 };
 	case FIG_EVENTS_PER_PROD:
 		return (struct figure_desc){ "events per producer", "M events/s", "in-kernel", 1 };
+	case FIG_BYTES:
+		return (struct figure_desc){ "bytes per element", "B", "none", 1 };
 	case FIG_KERNEL:
 		if (b->slow)
 			return (struct figure_desc){ "in-kernel throughput", "K ops/s", "in-kernel", 1e3 };
