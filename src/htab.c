@@ -208,19 +208,8 @@ static int htab_setup(struct run *run)
 		mb_err("writing the key padding failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	/* Prefill in id order whatever the visiting order, so that --keys
-	 * random walks memory filled in another order. */
-	err = keys_load_ids(st->progs.keys, run->cfg, KEYS_SEQ);
-	if (!err)
-		err = progs_prefill(&st->progs, run->cfg->nr_entries);
-	else
-		mb_err("writing the key order failed: %s", strerror(-err));
-	if (!err && run->cfg->keys == KEYS_RANDOM &&
-	    (err = keys_load_ids(st->progs.keys, run->cfg, KEYS_RANDOM)))
-		mb_err("writing the key order failed: %s", strerror(-err));
-	if (err)
-		return err < 0 ? EXIT_RUNTIME : err;
-	return progs_start(&st->progs, run);
+	err = progs_fill(&st->progs, run->cfg, keys_load_ids);
+	return err ?: progs_start(&st->progs, run);
 }
 
 static void htab_teardown(struct run *run)

@@ -148,17 +148,8 @@ static int lpm_setup(struct run *run)
 	if (!err)
 		err = progs_loaded(&st->progs, run, lpm_bpf__load(st->skel),
 				   st->skel->bss->ctl, st->skel->bss->cnt);
-	/* Prefill in id order; --keys random only changes the visiting order. */
-	if (!err && (err = load_keys(st->progs.keys, cfg, KEYS_SEQ))) {
-		mb_err("writing the trie keys failed: %s", strerror(-err));
-		return EXIT_RUNTIME;
-	}
-	if (!err && !cfg->bench->no_prefill)
-		err = progs_prefill(&st->progs, cfg->nr_entries);
-	if (!err && cfg->keys == KEYS_RANDOM && (err = load_keys(st->progs.keys, cfg, KEYS_RANDOM))) {
-		mb_err("writing the trie keys failed: %s", strerror(-err));
-		return EXIT_RUNTIME;
-	}
+	if (!err)
+		err = progs_fill(&st->progs, cfg, load_keys);
 	return err ?: progs_start(&st->progs, run);
 }
 

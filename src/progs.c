@@ -31,7 +31,8 @@ int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl
 	return EXIT_OK;
 }
 
-int progs_prefill(struct progs *p, long nr)
+/* Insert keys[0..nr) with the untimed fill op on producer slot 0. */
+static int prefill(struct progs *p, long nr)
 {
 	struct prod_ctl *c = &p->ctl[0];
 	__u64 errs;
@@ -57,6 +58,21 @@ int progs_prefill(struct progs *p, long nr)
 	if (p->cnt[0].misses) {
 		mb_err("prefill of %ld keys found the map full %llu times: raise --max-entries",
 		       nr, (unsigned long long)p->cnt[0].misses);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int progs_fill(struct progs *p, const struct config *cfg, keys_loader load)
+{
+	int err = load(p->keys, cfg, KEYS_SEQ);
+
+	if (!err && !cfg->bench->no_prefill && (err = prefill(p, cfg->nr_entries)))
+		return err;
+	if (!err && cfg->keys != KEYS_SEQ)
+		err = load(p->keys, cfg, cfg->keys);
+	if (err) {
+		mb_err("writing the keys to visit failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
