@@ -30,7 +30,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	util-linux
 
 .SECONDARY:
-.PHONY: all deps run check unit integration clean FORCE
+.PHONY: all deps run suite check unit integration clean FORCE
 all: bench
 
 deps:
@@ -67,8 +67,19 @@ bench: $(BENCH_OBJS) $(OUT)/ldflags
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka
 
+# make run: the quick suite, its summary and a plot (LABEL=... to name the set).
+LABEL ?= quick-$(shell uname -r)
 run: deps bench
-	./scripts/run-default
+	$(PYTHON) scripts/suite run quick --label $(LABEL)
+	$(PYTHON) scripts/report results/$(LABEL)
+	$(PYTHON) scripts/plot results/$(LABEL)
+
+# make suite SUITE=htab-mem [LABEL=before] [RUNS=10]: one seed experiment,
+# in results/LABEL (default SUITE-<kernel release>).
+suite: deps bench
+	@test -n "$(SUITE)" || { echo "make suite needs SUITE=NAME; scripts/suite list names them" >&2; exit 2; }
+	$(PYTHON) scripts/suite run $(SUITE) $(if $(RUNS),--runs $(RUNS)) --label \
+		$(if $(filter command line,$(origin LABEL)),$(LABEL),$(SUITE)-$(shell uname -r))
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -235,10 +235,14 @@ def varying_params(keys):
     return {k for (_, k), vals in seen.items() if len(vals) > 1}
 
 
+# Parameters derived from others: they would only repeat them in a label.
+DERIVED = {"key_set", "map_type", "map_type_id", "map_flags"}
+
+
 def label(key, varying):
     bench, params = key
     p = json.loads(params)
-    extra = [f"{k}={p[k]}" for k in sorted(varying) if k in p]
+    extra = [f"{k}={p[k]}" for k in sorted(varying - DERIVED) if k in p]
     return " ".join([bench] + extra)
 
 
@@ -375,6 +379,25 @@ def run_main(main):
 
 
 # ---------------------------------------------------------------- tables
+
+def summary_table(runs, metric, fmt="text", width=None):
+    """One row per configuration of one set: mean ± stddev (runs) and unit."""
+    keyed = {}
+    for r in runs:
+        if metric in r.metrics:
+            keyed.setdefault(r.key(), []).append(r)
+    if not keyed:
+        return f"(no {metric} in these results)"
+    varying = varying_params(list(keyed))
+    rows = []
+    for key, rs in sorted(keyed.items()):
+        v = np.array([r.metrics[metric] for r in rs])
+        sd = v.std(ddof=1) if len(v) > 1 else 0.0
+        rows.append([label(key, varying), f"{fmt_num(v.mean())} ± {fmt_num(sd)}", str(len(v)),
+                     unit_of(rs, metric)])
+    return render_table(["Benchmark", f"Mean ± sd ({metric})", "Runs", "Unit"], rows, fmt, width,
+                        left=(0, 3))
+
 
 def render_table(headers, rows, fmt="text", width=None, left=(0,)):
     """Rows as a plain-text table (the cover letters' style), Markdown or Org.

@@ -54,6 +54,7 @@ struct config {
 	int duration;			/* seconds measured */
 	bool quiet;
 	bool verbose;
+	bool dry_run;			/* validate the options, load nothing */
 	const char *json_path;
 	const char *label;
 	enum trigger trigger;

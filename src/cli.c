@@ -12,7 +12,7 @@ enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
-	OPT_CONTRACTS,
+	OPT_CONTRACTS, OPT_DRY_RUN,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +26,7 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -131,6 +132,7 @@ void cli_usage(FILE *f)
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
+"      --dry-run           check the benchmark and its options, load nothing\n"
 "Map options:\n"
 "      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
 "      --key-size N        bytes, 4..512 (default 4); LPM: address bytes, 4 or 16\n"
@@ -301,6 +303,7 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case 'v': cfg->verbose = true; break;
 		case 'l': *action = CLI_LIST; break;
 		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
+		case OPT_DRY_RUN: cfg->dry_run = true; break;
 		case 'h': *action = CLI_HELP; break;
 		case OPT_JSON: cfg->json_path = optarg; break;
 		case OPT_LABEL: cfg->label = optarg; break;

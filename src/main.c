@@ -14,9 +14,9 @@
 #include "sampler.h"
 #include "stats.h"
 
+/* The benchmark's options, checked without touching the kernel or files. */
 static int validate(struct config *cfg)
 {
-	const char *missing;
 	int err;
 
 	if (cfg->bench->single_producer && cfg->producers > 1) {
@@ -24,10 +24,15 @@ static int validate(struct config *cfg)
 		return EXIT_USAGE;
 	}
 	err = cpu_validate(cfg);
-	if (!err)
-		err = cfg->bench->family->validate(cfg);
-	if (err)
-		return err;
+	return err ?: cfg->bench->family->validate(cfg);
+}
+
+/* What a run needs beyond valid options: a writable --json path, BPF rights. */
+static int check_can_run(const struct config *cfg)
+{
+	const char *missing;
+	int err;
+
 	if (cfg->json_path && (err = result_check_path(cfg->json_path))) {
 		mb_err("cannot write --json %s: %s", cfg->json_path, strerror(-err));
 		return EXIT_USAGE;
@@ -157,6 +162,13 @@ int main(int argc, char **argv)
 	}
 	log_setup(cfg.verbose);
 	err = validate(&cfg);
+	if (err)
+		return err;
+	if (cfg.dry_run) {
+		printf("%s: valid\n", cfg.bench->name);
+		return EXIT_OK;
+	}
+	err = check_can_run(&cfg);
 	if (err)
 		return err;
 	if (cfg.producers > cpu_online_count())

@@ -1,0 +1,117 @@
+"""scripts/suite: suite files, interleaving, and a live run that is
+interrupted and resumed."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+SUITE = ROOT / "scripts" / "suite"
+
+
+def suite_module():
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("suite", str(SUITE))
+    spec = importlib.util.spec_from_loader("suite", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def script(*args, **kw):
+    return subprocess.run(["/usr/bin/python3", str(SUITE), *map(str, args)],
+                          capture_output=True, text=True, timeout=600, **kw)
+
+
+def test_each_expands_to_every_combination():
+    s = suite_module()
+    suite = {"configs": [{"id": "x", "args": ["htab-lookup", "-p", "{cpus}"],
+                          "each": {"--map": ["htab", "lru"], "-p": ["1..{cpus_even}/2"],
+                                   "": ["-a"]}}]}
+    got = s.configurations(suite, {"cpus": "3", "cpus_even": "4"})
+    assert [c[0] for c in got] == ["x,map=htab,p=1,-a", "x,map=htab,p=3,-a",
+                                   "x,map=lru,p=1,-a", "x,map=lru,p=3,-a"]
+    assert got[1][1] == ["htab-lookup", "-p", "3", "--map", "htab", "-p", "3", "-a"]
+
+
+def test_runs_interleave_round_robin_or_shuffled_per_round():
+    s = suite_module()
+    configs = [(c, [c]) for c in "abcd"]
+    rr = s.plan(configs, 3)
+    assert [c for _, c, _ in rr] == list("abcd") * 3
+    assert [r for r, _, _ in rr] == [0] * 4 + [1] * 4 + [2] * 4
+    rnd = s.plan(configs, 3, "random", seed=7)
+    rounds = [[c for r, c, _ in rnd if r == k] for k in range(3)]
+    assert all(sorted(x) == list("abcd") for x in rounds)
+    assert rounds != [list("abcd")] * 3
+    assert s.plan(configs, 3, "random", seed=7) == rnd
+
+
+def test_every_suite_file_is_valid_for_bench():
+    proc = script("check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    names = {p.stem for p in (ROOT / "suites").glob("*.json")}
+    assert names >= {"htab-mem", "rhtab-vs-htab", "lpm", "mem", "scaling", "quick"}
+    for name in names:
+        assert f"{name}: " in proc.stdout and "configurations checked" in proc.stdout
+
+
+def test_show_and_list():
+    proc = script("show", "htab-mem")
+    assert proc.returncode == 0
+    assert "6 configurations x 10 runs = 60 runs" in proc.stdout
+    assert "prealloc,use-case=overwrite" in proc.stdout
+    assert "quick" in script("list").stdout
+    bad = script("show", "nope")
+    assert bad.returncode == 64 and "no suite 'nope'" in bad.stderr
+
+
+def complete_runs(label_dir):
+    out = {}
+    for f in label_dir.rglob("run-*.json"):
+        doc = json.loads(f.read_text())
+        out[f] = (doc["status"], f.stat().st_mtime_ns)
+    return out
+
+
+def test_quick_suite_interrupted_and_resumed(root, tmp_path):
+    label = tmp_path / "quick"
+    args = ["run", "quick", "--label", label, "--runs", "2", "--warmup", "0", "--duration", "1"]
+    total = len(suite_module().configurations(suite_module().load_suite("quick"))) * 2
+    proc = subprocess.Popen(["/usr/bin/python3", str(SUITE), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if sum(s == "complete" for s, _ in complete_runs(label).values()) >= 3:
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert "run the same command again to resume" in out
+    first = {f: v for f, v in complete_runs(label).items() if v[0] == "complete"}
+    assert 3 <= len(first) < total
+    resumed = script(*args)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{len(first)} of {total} runs already finished, kept" in resumed.stdout
+    final = complete_runs(label)
+    assert len(final) == total and all(s == "complete" for s, _ in final.values())
+    assert all(final[f] == v for f, v in first.items())      # no finished run done twice
+    # progress lines: done/total, elapsed and ETA; then the summary and what to do next
+    assert f"[{total}/{total}]" in resumed.stdout and "ETA" in resumed.stdout
+    assert "per-prod-op" in resumed.stdout and "scripts/report results/BEFORE" in resumed.stdout
+    report = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "report", label],
+                            capture_output=True, text=True)
+    assert report.returncode == 0 and "Mean ± sd (figure)" in report.stdout
+    plot = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "plot", label,
+                           "--out", tmp_path / "plots"],
+                          capture_output=True, text=True)
+    assert plot.returncode == 0, plot.stderr
+    assert (tmp_path / "plots" / "curve.png").stat().st_size > 1000
