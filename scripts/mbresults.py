@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import stats
+from statsmodels.stats.power import TTestIndPower
 
 SCHEMA = "mapbench-result"
 SCHEMA_VERSION = 2
@@ -41,6 +42,8 @@ METRICS = {
 # (the kernel is expected to differ).
 ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden"]
 ENV_WARN = ["mitigations", "smt_active", "cpufreq_governor", "cpufreq_boost", "host"]
+# Fields that every run of one set must share: a set is one kernel, CPU and build.
+SET_MUST_SHARE = ["kernel_release", "cpu_model", "mapbench_revision"]
 
 
 class InputError(Exception):
@@ -56,6 +59,7 @@ class Run:
     env: dict = field(default_factory=dict)
     duration: float = math.nan      # measured seconds
     units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
+    within_cv: float = math.nan     # CV of the run's own one-second samples
 
     def key(self):
         return (self.benchmark, json.dumps(self.params, sort_keys=True))
@@ -127,7 +131,9 @@ def _runs_of(doc, source):
         metrics["memlock_peak"] = peak
     dur = sum(s["interval_ns"] for s in measured) / 1e9
     units = {"figure": f"{figure['unit']} {figure['name']}"}
-    return [Run(source, doc["benchmark"], params, metrics, env, dur, units)]
+    cv = doc["summary"].get("throughput_mops", {}).get("cv")
+    return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
+                cv if cv is not None else math.nan)]
 
 
 # "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
@@ -189,8 +195,20 @@ def load_path(path):
             found += parse_kernel_bench(text, str(f))
     if not found:
         raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
-    return Runs([r for r in found if isinstance(r, Run)],
+    runs = Runs([r for r in found if isinstance(r, Run)],
                 [r for r in found if isinstance(r, Skipped)])
+    check_one_set(runs, path)
+    return runs
+
+
+def check_one_set(runs, path):
+    """Refuse a set whose runs come from different kernels, CPUs or builds:
+    pooled, they would compare something else than they claim."""
+    for f in SET_MUST_SHARE:
+        values = sorted({str(r.env[f]) for r in runs if r.env.get(f) is not None})
+        if len(values) > 1:
+            raise InputError(f"{path}: its runs differ in {f} ({', '.join(values)}); "
+                             "put each in a folder of its own")
 
 
 def need_runs(runs, path):
@@ -273,6 +291,7 @@ class Comparison:
     p: float
     p_adj: float = math.nan        # set by whoever corrects for many comparisons
     verdict: str = ""
+    mde: float = math.nan          # minimum detectable effect, % (mde_pct)
 
     @property
     def direction(self):
@@ -304,7 +323,94 @@ def p_value(a, b, test):
         return 1.0 if a[0] == b[0] else 0.0
     if test == "welch":
         return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    if test == "yuen":     # Welch's t on 20%-trimmed means: robust to an outlier run
+        return float(stats.ttest_ind(a, b, equal_var=False, trim=0.2).pvalue)
     return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+_POWER = TTestIndPower()
+
+
+def pooled_sd(a, b):
+    return math.sqrt(((len(a) - 1) * np.var(a, ddof=1) + (len(b) - 1) * np.var(b, ddof=1)) /
+                     (len(a) + len(b) - 2))
+
+
+def _solve(**kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(_POWER.solve_power(alpha=kw.pop("alpha"), power=kw.pop("power"),
+                                        alternative="two-sided", **kw))
+
+
+def mde_pct(a, b, alpha, power=0.8):
+    """The minimum detectable effect: the smallest change, in % of the first
+    set's mean, that a two-sided two-sample t-test at alpha finds with the
+    given power, for these run counts and their pooled run-to-run sd
+    (statsmodels' TTestIndPower). NaN with fewer than two runs a side."""
+    if len(a) < 2 or len(b) < 2 or not np.mean(a):
+        return math.nan
+    sd = pooled_sd(a, b)
+    if sd == 0:
+        return 0.0
+    d = _solve(effect_size=None, nobs1=len(a), ratio=len(b) / len(a), alpha=alpha, power=power)
+    return d * sd / abs(np.mean(a)) * 100
+
+
+def runs_needed(a, b, pct, alpha, power=0.8):
+    """Runs a side that would detect a change of pct % with this noise."""
+    if len(a) < 2 or len(b) < 2 or not pct:
+        return math.nan
+    sd = pooled_sd(a, b)
+    if sd == 0:
+        return 2
+    d = pct / 100 * abs(np.mean(a)) / sd
+    return max(2, math.ceil(_solve(effect_size=d, nobs1=None, ratio=1.0, alpha=alpha, power=power)))
+
+
+def power_sentence(comps, alpha, power, target):
+    """"With 5 runs a side and CV 1.8%, changes under 4.1% cannot be seen
+    (power 0.8, alpha 0.01); 12 runs a side would see 2%." for the least
+    sensitive comparison."""
+    worst = max((c for c in comps if c.mde == c.mde), key=lambda c: c.mde, default=None)
+    if worst is None:
+        return "MDE: needs at least two runs a side."
+    cv = pooled_sd(worst.a, worst.b) / abs(np.mean(worst.a)) * 100
+    n = runs_needed(worst.a, worst.b, target, alpha, power)
+    return (f"MDE: with {len(worst.a)}/{len(worst.b)} runs and CV {cv:.1f}%, changes under "
+            f"{worst.mde:.1f}% cannot be seen (power {power:g}, alpha {alpha:g}; "
+            f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
+
+
+def outliers(runs, metric, z=3.5, cv_factor=3.0):
+    """(run, why) for runs far from their group: a robust z-score (median and
+    MAD) above z, or a within-run CV over cv_factor x the group's median
+    within-run CV (and over 2%)."""
+    keyed = {}
+    for r in runs:
+        if metric in r.metrics:
+            keyed.setdefault(r.key(), []).append(r)
+    out = []
+    for rs in keyed.values():
+        v = np.array([r.metrics[metric] for r in rs])
+        med = np.median(v)
+        mad = np.median(np.abs(v - med))
+        cvs = np.array([r.within_cv for r in rs])
+        med_cv = np.nanmedian(cvs) if np.isfinite(cvs).any() else math.nan
+        for r, x, cv in zip(rs, v, cvs):
+            why = []
+            if len(rs) >= 4 and mad and 0.6745 * abs(x - med) / mad > z:
+                why.append(f"{(x / med - 1) * 100:+.1f}% from the group's median")
+            if np.isfinite(cv) and cv > max(0.02, cv_factor * med_cv):
+                why.append(f"within-run CV {cv * 100:.1f}% (group median {med_cv * 100:.1f}%)")
+            if why:
+                out.append((r, "; ".join(why)))
+    return out
+
+
+def report_outliers(runs, metric):
+    for r, why in outliers(runs, metric):
+        print(f"note: outlier run {r.source}: {why}")
 
 
 def holm(pvalues):
