@@ -30,7 +30,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	util-linux
 
 .SECONDARY:
-.PHONY: all deps run suite check unit integration clean FORCE
+.PHONY: all deps run suite check check-slow unit integration clean FORCE
 all: bench
 
 deps:
@@ -88,7 +88,11 @@ integration: bench
 	$(PYTHON) -m pytest -q tests/integration
 
 check: deps bench unit
-	$(PYTHON) -m pytest -q -rs tests
+	$(PYTHON) -m pytest -q -rs -m "not slow" tests
+
+# Long live proofs (minutes): sequential A/B runs on this kernel.
+check-slow: deps bench
+	$(PYTHON) -m pytest -q -rs -m slow tests
 
 clean:
 	rm -rf $(OUT) bench

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.power import TTestIndPower
+from statsmodels.stats.power import TTestIndPower, TTestPower
 
 SCHEMA = "mapbench-result"
 SCHEMA_VERSION = 2
@@ -329,6 +329,7 @@ def p_value(a, b, test):
 
 
 _POWER = TTestIndPower()
+_POWER_PAIRED = TTestPower()
 
 
 def pooled_sd(a, b):
@@ -336,11 +337,11 @@ def pooled_sd(a, b):
                      (len(a) + len(b) - 2))
 
 
-def _solve(**kw):
+def _solve(model=_POWER, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(_POWER.solve_power(alpha=kw.pop("alpha"), power=kw.pop("power"),
-                                        alternative="two-sided", **kw))
+        return float(model.solve_power(alpha=kw.pop("alpha"), power=kw.pop("power"),
+                                       alternative="two-sided", **kw))
 
 
 def mde_pct(a, b, alpha, power=0.8):
@@ -366,6 +367,43 @@ def runs_needed(a, b, pct, alpha, power=0.8):
         return 2
     d = pct / 100 * abs(np.mean(a)) / sd
     return max(2, math.ceil(_solve(effect_size=d, nobs1=None, ratio=1.0, alpha=alpha, power=power)))
+
+
+def paired_mde_pct(a, b, alpha, power=0.8):
+    """The MDE of a paired comparison (run i of a with run i of b, e.g. the
+    same round of an interleaved A/B): from the sd of the per-pair relative
+    differences, with a one-sample t power analysis."""
+    r = np.asarray(b) / np.asarray(a) - 1
+    if len(r) < 2:
+        return math.nan
+    sd = np.std(r, ddof=1)
+    if sd == 0:
+        return 0.0
+    return _solve(_POWER_PAIRED, effect_size=None, nobs=len(r), alpha=alpha, power=power) * sd * 100
+
+
+def sequential_look(a, b, target_pct, alpha, looks, power=0.8, paired=False):
+    """One look of a sequential A/B that may stop at any of `looks` looks.
+    alpha is spent equally over the looks (Bonferroni), so however it stops
+    the false-alarm rate stays at or below alpha. Returns (decision, delta %,
+    p, MDE %): "difference" when the change is significant at alpha / looks,
+    "no change" when the MDE at that level is below target_pct, else
+    "continue"."""
+    level = alpha / looks
+    delta = (np.mean(b) / np.mean(a) - 1) * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if paired:
+            p = float(stats.ttest_1samp(np.asarray(b) / np.asarray(a) - 1, 0).pvalue)
+            mde = paired_mde_pct(a, b, level, power)
+        else:
+            p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+            mde = mde_pct(a, b, level, power)
+    if p < level:
+        return "difference", delta, p, mde
+    if mde < target_pct:
+        return "no change", delta, p, mde
+    return "continue", delta, p, mde
 
 
 def power_sentence(comps, alpha, power, target):

@@ -21,6 +21,10 @@ OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "
              "wq_start", "wq_end", "free_entry", "free_exit"}
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long live proofs, run by make check-slow")
+
+
 def bpf_objects():
     """Our maps, programs and links still loaded in the kernel."""
     def names(kind):

@@ -357,3 +357,37 @@ def write_policy(tmp_path):
     p = tmp_path / "policy.json"
     p.write_text(json.dumps({"default": {"threshold_pct": 10, "allow_underpowered": True}}))
     return p
+
+
+def simulate_sequential(effect_pct, trials, seed, alpha=0.05, max_runs=12, min_runs=3,
+                        target=5.0, cv=0.03):
+    """(decisions, runs a side when it stopped) of simulated sequential A/Bs."""
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    import mbresults as mb
+    rng = np.random.default_rng(seed)
+    looks = max_runs - min_runs + 1
+    out = []
+    for _ in range(trials):
+        a = rng.normal(100, 100 * cv, max_runs)
+        b = rng.normal(100 * (1 + effect_pct / 100), 100 * cv, max_runs)
+        for n in range(min_runs, max_runs + 1):
+            decision = mb.sequential_look(a[:n], b[:n], target, alpha, looks)[0]
+            if decision != "continue":
+                break
+        out.append((decision, n))
+    return out
+
+
+def test_sequential_looks_keep_false_alarms_at_alpha():
+    """A/A: stopping at whichever look comes first must not raise false alarms above alpha."""
+    runs = simulate_sequential(0, 300, seed=5)
+    false_alarms = sum(d == "difference" for d, _ in runs) / len(runs)
+    assert false_alarms <= 0.05
+    assert sum(d == "no change" for d, _ in runs) > 0.5 * len(runs)
+
+
+def test_sequential_stops_early_on_a_large_effect():
+    runs = simulate_sequential(-20, 100, seed=6)
+    assert all(d == "difference" for d, _ in runs)
+    assert np.mean([n for _, n in runs]) < 5

@@ -115,3 +115,37 @@ def test_quick_suite_interrupted_and_resumed(root, tmp_path):
                           capture_output=True, text=True)
     assert plot.returncode == 0, plot.stderr
     assert (tmp_path / "plots" / "curve.png").stat().st_size > 1000
+
+
+def ab(tmp_path, name, a, b, *extra):
+    return script("ab", "--a", a, "--b", b, "--label", tmp_path / name, "--warmup", "0",
+                  "--duration", "1", *extra)
+
+
+@pytest.mark.slow
+def test_ab_until_mde_says_no_change_on_a_a(root, tmp_path):
+    """The same benchmark as A and B: stops with "no change" once the MDE is small
+    enough (50%: one-second runs on our shared VMs vary by 10-15%), never with a
+    confirmed difference."""
+    proc = ab(tmp_path, "aa", "htab-lookup --max-entries 1K", "htab-lookup --max-entries 1K",
+              "--until-mde", "50", "--max-runs", "20")
+    print(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No change: after" in proc.stdout
+    assert len(list((tmp_path / "aa" / "a").glob("run-*.json"))) < 20
+
+
+@pytest.mark.slow
+def test_ab_until_mde_confirms_a_slowdown_early(root, tmp_path):
+    """1M entries against 1K: lookups miss the cache; confirmed well before the maximum."""
+    proc = ab(tmp_path, "slow", "htab-lookup --max-entries 1K", "htab-lookup --max-entries 1M",
+              "--until-mde", "5", "--max-runs", "16")
+    print(proc.stdout)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Difference confirmed after" in proc.stdout
+    assert len(list((tmp_path / "slow" / "a").glob("run-*.json"))) <= 6
+
+
+def test_ab_refuses_bad_arguments(tmp_path):
+    proc = ab(tmp_path, "bad", "htab-lookup --map nope", "htab-lookup", "--until-mde", "5")
+    assert proc.returncode == 64 and "--a: mapbench: unknown map" in proc.stderr
