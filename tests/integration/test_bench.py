@@ -161,10 +161,11 @@ def test_more_producers_than_cpus_deliver_no_more_than_the_cpus(root, result):
 def test_random_keys_walk_memory_filled_in_id_order(root, result):
     """--keys random visits a permutation of keys prefilled in id order: on a
     1M-entry map that is slower than visiting them in the order they were filled."""
-    args = ["--max-entries", "1M", "-w", "1", "-d", "2", "-q"]
+    args = ["--max-entries", "1M", "-w", "1", "-d", "3", "-q"]
     _, seq = result("htab-lookup", *args)
     _, rnd = result("htab-lookup", *args, "--keys", "random")
-    assert rnd["summary"]["latency_ns"]["mean"] > 1.2 * seq["summary"]["latency_ns"]["mean"]
+    # the fastest second of each: a shared VM's stolen time inflates the others
+    assert rnd["summary"]["latency_ns"]["min"] > 1.2 * seq["summary"]["latency_ns"]["min"]
 
 
 def test_noop_costs_less_than_a_lookup(root, result):
