@@ -99,13 +99,7 @@ static int kernel_layout_validate(struct config *cfg)
 		}
 		return EXIT_OK;
 	case LAYOUT_ABSENT:
-		if (cfg->nr_entries >= 0 && cfg->nr_entries != cfg->max_entries) {
-			mb_err("%s fills the map: --nr-entries (%ld) must equal --max-entries (%ld) or be left out",
-			       b->name, cfg->nr_entries, cfg->max_entries);
-			return EXIT_USAGE;
-		}
-		cfg->nr_entries = cfg->max_entries;
-		return EXIT_OK;
+		return EXIT_OK;	/* the map is filled: see layout_validate() */
 	default:	/* LAYOUT_FROM_FIRST: whole passes over the keys per run */
 		if (cfg->nr_entries < 0)
 			cfg->nr_entries = cfg->max_entries < FROM_FIRST_NR ? cfg->max_entries
@@ -133,7 +127,7 @@ int layout_validate(struct config *cfg)
 		       b->name, cfg->producers);
 		return EXIT_USAGE;
 	}
-	if (b->layout == LAYOUT_FULL) {
+	if (b->layout == LAYOUT_FULL || b->layout == LAYOUT_ABSENT) {
 		if (cfg->nr_entries >= 0 && cfg->nr_entries != cfg->max_entries) {
 			mb_err("%s fills the map: --nr-entries (%ld) must equal --max-entries (%ld) or be left out",
 			       b->name, cfg->nr_entries, cfg->max_entries);
