@@ -91,18 +91,27 @@ static void churn_pairs_share_slices(void **state)
 	assert_int_equal(ctl[3].hi, 1000);
 }
 
+/* A layout as the bench sets it up: validated, assigned, its key ids in order. */
+static struct config laid_out(const char *bench, int producers, long max, struct prod_ctl *ctl,
+			      __u32 *ids)
+{
+	struct config cfg = config_for(bench, producers, max, -1);
+
+	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	layout_assign(&cfg, ctl);
+	keys_ids(&cfg, ids, KEYS_SEQ);
+	return cfg;
+}
+
 /* The kernel's htab-mem: producer p's 64 keys are p, p + P, p + 2P, ... */
 static void strided_layout_is_htab_mem(void **state)
 {
-	struct config cfg = config_for("htab-mem-overwrite", 4, 8192, -1);
 	struct prod_ctl ctl[4];
 	__u32 ids[8192];
+	struct config cfg = laid_out("htab-mem-overwrite", 4, 8192, ctl, ids);
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	assert_int_equal(cfg.batch, 64);
 	assert_int_equal(cfg.nr_entries, 0);
-	layout_assign(&cfg, ctl);
-	keys_ids(&cfg, ids, KEYS_SEQ);
 	for (int p = 0; p < 4; p++) {
 		assert_int_equal(ctl[p].hi - ctl[p].lo, 64);
 		assert_int_equal(ctl[p].op, MB_OP_OVERWRITE);
@@ -114,13 +123,10 @@ static void strided_layout_is_htab_mem(void **state)
 /* add_del_on_diff_cpu: producers 2k and 2k+1 share keys k, k + P/2, ... */
 static void strided_pairs_share_keys(void **state)
 {
-	struct config cfg = config_for("htab-mem-add_del_on_diff_cpu", 4, 8192, -1);
 	struct prod_ctl ctl[4];
 	__u32 ids[8192];
+	struct config cfg = laid_out("htab-mem-add_del_on_diff_cpu", 4, 8192, ctl, ids);
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
-	layout_assign(&cfg, ctl);
-	keys_ids(&cfg, ids, KEYS_SEQ);
 	assert_int_equal(ctl[0].op, MB_OP_ADD);
 	assert_int_equal(ctl[1].op, MB_OP_REMOVE);
 	assert_int_equal(ctl[1].lo, ctl[0].lo);
@@ -131,16 +137,13 @@ static void strided_pairs_share_keys(void **state)
 /* bpf-hashmap-full-update: the map full, each producer one absent key. */
 static void absent_layout_is_full_update(void **state)
 {
-	struct config cfg = config_for("bpf-hashmap-full-update", 2, 1000, -1);
 	struct prod_ctl ctl[2];
 	__u32 ids[1002];
+	struct config cfg = laid_out("bpf-hashmap-full-update", 2, 1000, ctl, ids);
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	assert_int_equal(cfg.nr_entries, 1000);
 	assert_int_equal(cfg.batch, 10000);
 	assert_int_equal(layout_key_slots(&cfg), 1002);
-	layout_assign(&cfg, ctl);
-	keys_ids(&cfg, ids, KEYS_SEQ);
 	for (int p = 0; p < 2; p++) {
 		assert_int_equal(ctl[p].hi - ctl[p].lo, 1);
 		assert_int_equal(ids[ctl[p].lo], 1000 + p);
@@ -150,15 +153,12 @@ static void absent_layout_is_full_update(void **state)
 /* bpf-hashmap-lookup: keys 1..nr, whole passes per run, from the first key. */
 static void from_first_layout_is_hashmap_lookup(void **state)
 {
-	struct config cfg = config_for("bpf-hashmap-lookup", 2, 1000, -1);
 	struct prod_ctl ctl[2];
 	__u32 ids[1000];
+	struct config cfg = laid_out("bpf-hashmap-lookup", 2, 1000, ctl, ids);
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	assert_int_equal(cfg.nr_entries, 500);
 	assert_int_equal(cfg.batch, 1000000);
-	layout_assign(&cfg, ctl);
-	keys_ids(&cfg, ids, KEYS_SEQ);
 	assert_int_equal(ids[0], 1);
 	assert_int_equal(ids[499], 500);
 	assert_int_equal(ctl[1].cur, 0);
