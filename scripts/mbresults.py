@@ -420,6 +420,48 @@ def power_sentence(comps, alpha, power, target):
             f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
 
 
+NOISE_FLOOR = Path(__file__).resolve().parent.parent / "results" / "noise-floor.json"
+
+
+def _floor_key(cpu_model, metric, key):
+    return json.dumps([cpu_model, metric, key[0], json.loads(key[1])], sort_keys=True)
+
+
+def save_noise_floor(path, comps, cpu_model):
+    """Store each comparison of an A/A (two sets of the same build on the same
+    kernel) as this machine's noise floor: |delta|, MDE and CV, by CPU model,
+    metric and configuration. Later comparisons show it beside their delta."""
+    path = Path(path)
+    floor = json.loads(path.read_text()) if path.exists() else {}
+    for c in comps:
+        floor[_floor_key(cpu_model, c.metric, c.key)] = {
+            "abs_delta_pct": abs(c.delta_pct), "mde_pct": c.mde if c.mde == c.mde else None,
+            "cv_pct": pooled_sd(c.a, c.b) / abs(np.mean(c.a)) * 100
+            if len(c.a) > 1 and len(c.b) > 1 else None,
+            "runs": [len(c.a), len(c.b)]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.new")
+    tmp.write_text(json.dumps(floor, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def noise_floor_of(path, comps, cpu_model):
+    """{comparison key: stored A/A |delta| %} for the comparisons the file knows."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    try:
+        floor = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON ({e})") from e
+    out = {}
+    for c in comps:
+        entry = floor.get(_floor_key(cpu_model, c.metric, c.key))
+        if entry:
+            out[c.key] = entry["abs_delta_pct"]
+    return out
+
+
 def outliers(runs, metric, z=3.5, cv_factor=3.0):
     """(run, why) for runs far from their group: a robust z-score (median and
     MAD) above z, or a within-run CV over cv_factor x the group's median

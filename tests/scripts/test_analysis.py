@@ -391,3 +391,20 @@ def test_sequential_stops_early_on_a_large_effect():
     runs = simulate_sequential(-20, 100, seed=6)
     assert all(d == "difference" for d, _ in runs)
     assert np.mean([n for _, n in runs]) < 5
+
+
+def test_noise_floor_is_saved_from_an_a_a_and_shown_later(tmp_path, slowdown):
+    floor = tmp_path / "floor.json"
+    a = write_set(tmp_path / "a", "htab-lookup", noisy(100, 0.02, 6, 30))
+    b = write_set(tmp_path / "b", "htab-lookup", noisy(100, 0.02, 6, 31))
+    saved = script("compare", a, b, "--noise-floor", floor, "--save-noise-floor")
+    assert saved.returncode == 0 and "Saved the A/A spread of 1 comparisons" in saved.stdout
+    stored = json.loads(floor.read_text())
+    (entry,) = stored.values()
+    assert entry["runs"] == [6, 6] and entry["abs_delta_pct"] >= 0 and entry["mde_pct"] > 0
+    out = script("compare", *slowdown, "--noise-floor", floor).stdout
+    assert "A/A delta" in out
+    line = next(l for l in out.splitlines() if l.startswith("htab-lookup"))
+    assert f"±{entry['abs_delta_pct']:.1f}%" in line
+    assert "htab-update" in out and verdicts(out)["htab-lookup"] == "regression"
+    assert "A/A delta" not in script("compare", *slowdown, "--noise-floor", tmp_path / "none").stdout
