@@ -165,7 +165,7 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	s.lo = c->lo;
 	s.hi = c->hi;
 	s.cur = start = c->cur;
-	s.to_end = c->op == MB_OP_DRAIN || c->op == MB_OP_FILL_UP;
+	s.to_end = op_works_to_end(c->op);
 	n = c->batch / UNROLL;
 	ops = (__u64)n * UNROLL;
 

@@ -27,6 +27,12 @@ enum bench_op {
 	MB_OP_FILL_UP,       /* add (BPF_NOEXIST) in order to the range's end; then empty it, untimed */
 };
 
+/* Ops that stop at the end of the producer's key range instead of wrapping. */
+static inline int op_works_to_end(unsigned int op)
+{
+	return op == MB_OP_DRAIN || op == MB_OP_FILL_UP;
+}
+
 struct prod_ctl {
 	__u32 op;
 	__u32 lo;	/* this producer's keys are keys[lo..hi) */

@@ -141,8 +141,9 @@ static int htab_new_filled_map(struct run *run, const char *name, int *fd)
 static int set_key_padding(struct htab_bpf *skel, const struct config *cfg)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	size_t size = bpf_map__value_size(skel->maps.scratch);
-	char *vals = calloc(ncpu, (size + 7) & ~7);
+	/* per-CPU values are laid out 8-byte aligned, one per possible CPU */
+	size_t stride = (bpf_map__value_size(skel->maps.scratch) + 7) & ~7;
+	char *vals = calloc(ncpu, stride);
 	__u32 zero = 0;
 	int err;
 
@@ -150,9 +151,9 @@ static int set_key_padding(struct htab_bpf *skel, const struct config *cfg)
 		return -ENOMEM;
 	for (int c = 0; c < ncpu; c++)
 		for (int w = 1; w < cfg->key_size / 4; w++)
-			((__u32 *)(vals + c * ((size + 7) & ~7)))[w] = 2654435761u * w;
-	err = bpf_map__update_elem(skel->maps.scratch, &zero, sizeof(zero), vals,
-				   ncpu * ((size + 7) & ~7), BPF_ANY);
+			((__u32 *)(vals + c * stride))[w] = 2654435761u * w;
+	err = bpf_map__update_elem(skel->maps.scratch, &zero, sizeof(zero), vals, ncpu * stride,
+				   BPF_ANY);
 	free(vals);
 	return err;
 }

@@ -135,7 +135,7 @@ int layout_validate(struct config *cfg)
 		}
 		cfg->nr_entries = cfg->max_entries;
 	}
-	if ((b->op == MB_OP_DRAIN || b->op == MB_OP_FILL_UP) && cfg->keys == KEYS_RANDOM) {
+	if (op_works_to_end(b->op) && cfg->keys == KEYS_RANDOM) {
 		mb_err("%s works through the keys in order, as the kernel bench does: drop --keys random",
 		       b->name);
 		return EXIT_USAGE;
@@ -175,7 +175,7 @@ int layout_validate(struct config *cfg)
 	}
 	/* A batch must not visit a key twice where the op removes it; ops that
 	 * work to the end of the range stop there by themselves. */
-	if (slices && cfg->batch > per && b->op != MB_OP_DRAIN && b->op != MB_OP_FILL_UP)
+	if (slices && cfg->batch > per && !op_works_to_end(b->op))
 		cfg->batch = per - per % UNROLL;
 	return EXIT_OK;
 }

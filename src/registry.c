@@ -118,6 +118,10 @@ const struct bench *bench_find(const char *name)
 
 struct figure_desc figure_of(const struct bench *b)
 {
+	/* Operation rates of slow benchmarks (map frees) are in K ops/s. */
+	const char *ops = b->slow ? "K ops/s" : "M ops/s";
+	double scale = b->slow ? 1e3 : 1;
+
 	switch (b->figure) {
 	case FIG_RUNS_PER_PROD:
 		return (struct figure_desc){ "per-prod-op", "k/s", "wall", 1e3 };
@@ -126,12 +130,8 @@ struct figure_desc figure_of(const struct bench *b)
 	case FIG_BYTES:
 		return (struct figure_desc){ "bytes per element", "B", "none", 1 };
 	case FIG_KERNEL:
-		if (b->slow)
-			return (struct figure_desc){ "in-kernel throughput", "K ops/s", "in-kernel", 1e3 };
-		return (struct figure_desc){ "in-kernel throughput", "M ops/s", "in-kernel", 1 };
+		return (struct figure_desc){ "in-kernel throughput", ops, "in-kernel", scale };
 	default:
-		if (b->slow)
-			return (struct figure_desc){ "throughput", "K ops/s", "wall", 1e3 };
-		return (struct figure_desc){ "throughput", "M ops/s", "wall", 1 };
+		return (struct figure_desc){ "throughput", ops, "wall", scale };
 	}
 }
