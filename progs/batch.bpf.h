@@ -56,7 +56,6 @@ struct batch_state {
 	__u32 cur;
 	__u32 lo;
 	__u32 hi;
-	__u32 op;
 	bool to_end;		/* stop at hi instead of wrapping to lo */
 	__u64 hits;
 	__u64 misses;
@@ -97,16 +96,26 @@ static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 		family_step(op, s);
 }
 
-static int loop_cb(__u32 i, void *ctx)
-{
-	struct batch_state *s = ctx;
+/* One bpf_loop callback per step op, so that each callback's op is a
+ * constant, as in the bpf_for loops. */
+#define LOOP_CB(step)							\
+	static int loop_cb_##step(__u32 i, void *ctx)			\
+	{								\
+		steps_unrolled(step, ctx);				\
+		return 0;						\
+	}
+LOOP_CB(STEP_NOOP)
+LOOP_CB(STEP_KEY)
+LOOP_CB(STEP_LOOKUP)
+LOOP_CB(STEP_UPDATE_EXIST)
+LOOP_CB(STEP_UPDATE_ANY)
+LOOP_CB(STEP_ADD)
+LOOP_CB(STEP_DELETE)
 
-	steps_unrolled(s->op, s);
-	return 0;
-}
+#define LOOP_CASE(step) case step: bpf_loop(n, loop_cb_##step, s, 0); break
 
-/* n * UNROLL steps of a constant op. With bpf_for each op gets its own copy
- * of the loop with the op a constant; bpf_loop passes it at run time. */
+/* n * UNROLL steps of a constant op, each loop its own copy with the op a
+ * constant (inlined from the TIMED cases below). */
 static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, bool use_for)
 {
 	if (use_for) {
@@ -118,8 +127,15 @@ static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, 
 			steps_unrolled(op, s);
 		bpf_iter_num_destroy(&it);
 	} else {
-		s->op = op;
-		bpf_loop(n, loop_cb, s, 0);
+		switch (op) {
+		LOOP_CASE(STEP_NOOP);
+		LOOP_CASE(STEP_KEY);
+		LOOP_CASE(STEP_LOOKUP);
+		LOOP_CASE(STEP_UPDATE_EXIST);
+		LOOP_CASE(STEP_UPDATE_ANY);
+		LOOP_CASE(STEP_ADD);
+		LOOP_CASE(STEP_DELETE);
+		}
 	}
 }
 
@@ -237,6 +253,27 @@ SEC("xdp") int xdp_for(struct xdp_md *ctx)
 SEC("xdp") int xdp_loop(struct xdp_md *ctx)
 {
 	return run_batch(xdp_prod_id(ctx), false) ? XDP_ABORTED : XDP_PASS;
+}
+
+/* --trigger nic: each packet received on the interface runs a batch for the
+ * CPU that received it (a producer per CPU), then is dropped or passed. */
+static __always_inline int nic_packet(bool use_for)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu >= MAX_PRODUCERS || run_batch(cpu, use_for))
+		return XDP_ABORTED;
+	return ctl[cpu].xdp_action;
+}
+
+SEC("xdp") int nic_for(struct xdp_md *ctx)
+{
+	return nic_packet(true);
+}
+
+SEC("xdp") int nic_loop(struct xdp_md *ctx)
+{
+	return nic_packet(false);
 }
 
 SEC("raw_tp/sys_enter") int raw_tp_for(void *ctx)

@@ -39,7 +39,8 @@ struct prod_ctl {
 	__u32 hi;
 	__u32 cur;	/* next index into keys, kept across runs */
 	__u32 batch;	/* operations per program run, a multiple of UNROLL */
-	__u32 pad[3];
+	__u32 xdp_action;	/* --trigger nic: what a received packet becomes */
+	__u32 pad[2];
 };
 
 struct prod_counters {

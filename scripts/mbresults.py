@@ -106,6 +106,8 @@ def _run_from_result(doc, source):
 def _runs_of(doc, source):
     env = doc.get("environment", {})
     params = dict(doc["params"])
+    if env.get("vm", {}).get("warmup"):
+        return [Skipped(source, doc["benchmark"], params, "warmup run (the first of its boot)")]
     if doc["status"] != "complete":
         reason = f" ({doc['reason']})" if doc.get("reason") else ""
         return [Skipped(source, doc["benchmark"], params, f"status {doc['status']}{reason}")]
@@ -195,10 +197,31 @@ def load_path(path):
             found += parse_kernel_bench(text, str(f))
     if not found:
         raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
-    runs = Runs([r for r in found if isinstance(r, Run)],
+    runs = Runs(per_boot([r for r in found if isinstance(r, Run)]),
                 [r for r in found if isinstance(r, Skipped)])
     check_one_set(runs, path)
     return runs
+
+
+def per_boot(runs):
+    """Runs in QEMU guests (scripts/vmrun) share their boot's state, so a boot,
+    not a run, is one sample: the runs of one configuration in one boot become
+    one Run with their median metrics. Host runs are left as they are."""
+    out, boots = [], {}
+    for r in runs:
+        if "vm" in r.env and r.env.get("boot_id"):
+            boots.setdefault((r.key(), r.env["boot_id"]), []).append(r)
+        else:
+            out.append(r)
+    for group in boots.values():
+        first = group[0]
+        if len(group) > 1:
+            first = Run(first.source, first.benchmark, first.params,
+                        {m: float(np.median([g.metrics[m] for g in group])) for m in first.metrics},
+                        first.env, sum(g.duration for g in group), first.units,
+                        float(np.median([g.within_cv for g in group])))
+        out.append(first)
+    return out
 
 
 def check_one_set(runs, path):
@@ -220,10 +243,18 @@ def need_runs(runs, path):
 
 
 def report_skipped(*sets):
-    """One note per file left out of the analysis."""
+    """One note per file left out of the analysis; files left out for the
+    same reason in one set (e.g. every boot's warmup run) share one note."""
     for runs in sets:
+        by_why = {}
         for s in getattr(runs, "skipped", []):
-            print(f"note: left out {s.source}: {s.why}")
+            by_why.setdefault(s.why, []).append(s.source)
+        for why, sources in by_why.items():
+            if len(sources) <= 2:
+                for src in sources:
+                    print(f"note: left out {src}: {why}")
+            else:
+                print(f"note: left out {len(sources)} files: {why} ({sources[0]}, ...)")
 
 
 # ---------------------------------------------------------------- grouping

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <linux/types.h>
 #include "bench_shared.h"
+#include "topology.h"
 
 enum exit_status {
 	EXIT_OK = 0,
@@ -18,7 +19,7 @@ enum exit_status {
 	EXIT_RUNTIME = 3,	/* it ran and failed */
 };
 
-enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY };
+enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC };
 enum key_order { KEYS_SEQ, KEYS_RANDOM };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP };
 
@@ -55,6 +56,11 @@ struct config {
 	bool quiet;
 	bool verbose;
 	bool dry_run;			/* validate the options, load nothing */
+	bool perf;			/* --perf: counters of the producer threads */
+	enum placement placement;	/* --placement: prod_cpus chosen by topology */
+	const char *iface;		/* --trigger nic: the interface */
+	bool xdp_pass;			/* --trigger nic: pass packets on, else drop */
+	bool force;			/* --trigger nic: replace an XDP program already there */
 	const char *json_path;
 	const char *label;
 	enum trigger trigger;
@@ -131,6 +137,8 @@ struct figure_desc {
 struct figure_desc figure_of(const struct bench *b);
 
 /* One run: its configuration and what setup resolved about the kernel. */
+struct perf_counters;
+
 struct run {
 	struct config *cfg;
 	void *priv;
@@ -143,6 +151,8 @@ struct run {
 	int batch;			/* batch size actually used */
 	long key_set;			/* distinct keys the producers visit */
 	char warning[160];		/* a caveat for the output and the result, or "" */
+	struct perf_counters *perf;	/* --perf, else NULL */
+	const char *nic_mode;		/* --trigger nic: "native" or "generic" XDP */
 };
 
 extern const struct bench benches[];

@@ -12,7 +12,7 @@ enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
-	OPT_CONTRACTS, OPT_DRY_RUN,
+	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -27,10 +27,15 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "perf", no_argument, NULL, OPT_PERF },
+	{ "placement", required_argument, NULL, OPT_PLACEMENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "iface", required_argument, NULL, OPT_IFACE },
+	{ "xdp-action", required_argument, NULL, OPT_XDP_ACTION },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
 	{ "key_size", required_argument, NULL, OPT_KEY_SIZE },
@@ -127,12 +132,21 @@ void cli_usage(FILE *f)
 "  -v, --verbose           libbpf and verifier messages\n"
 "      --json FILE         write the result document to FILE\n"
 "      --label TEXT        free text stored in the result (e.g. before/after)\n"
-"      --trigger T         xdp (default), raw_tp or fentry\n"
+"      --trigger T         xdp (default), raw_tp, fentry, or nic: packets arriving on\n"
+"                          --iface DEV run the batch (--batch ops per packet, default 8)\n"
+"                          on the CPU that receives them; no producer threads\n"
+"      --iface DEV         the interface for --trigger nic\n"
+"      --xdp-action A      nic: drop (default) or pass the packets after the batch\n"
+"      --force             nic: replace an XDP program DEV already has\n"
 "      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
 "      --dry-run           check the benchmark and its options, load nothing\n"
+"      --placement P       pin producers by topology: compact (one LLC's cores first),\n"
+"                          spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)\n"
+"      --perf              cycles, instructions, cache and dTLB misses, task-clock and\n"
+"                          context switches of the producer threads, per operation\n"
 "Map options:\n"
 "      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
 "      --key-size N        bytes, 4..512 (default 4); LPM: address bytes, 4 or 16\n"
@@ -306,11 +320,20 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		case 'l': *action = CLI_LIST; break;
 		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
 		case OPT_DRY_RUN: cfg->dry_run = true; break;
+		case OPT_PERF: cfg->perf = true; break;
+		/* Names in enum placement order. */
+		case OPT_PLACEMENT:
+			CHOICE("placement", cfg->placement, "none", "compact", "spread-llc",
+			       "spread-node", "smt-pairs");
+			break;
 		case 'h': *action = CLI_HELP; break;
 		case OPT_JSON: cfg->json_path = optarg; break;
 		case OPT_LABEL: cfg->label = optarg; break;
 		/* Names in enum order. */
-		case OPT_TRIGGER: CHOICE("trigger", cfg->trigger, "xdp", "raw_tp", "fentry"); break;
+		case OPT_TRIGGER: CHOICE("trigger", cfg->trigger, "xdp", "raw_tp", "fentry", "nic"); break;
+		case OPT_IFACE: cfg->iface = optarg; break;
+		case OPT_XDP_ACTION: CHOICE("xdp-action", cfg->xdp_pass, "drop", "pass"); break;
+		case OPT_FORCE: cfg->force = true; break;
 		case OPT_MAP: cfg->map_name = optarg; break;
 		case OPT_KEY_SIZE: NUM("key-size", 1, 1 << 20, cfg->key_size); break;
 		case OPT_VALUE_SIZE: NUM("value-size", 1, 1 << 20, cfg->value_size); break;

@@ -39,10 +39,33 @@ bool cpu_is_online(int cpu)
 	return false;
 }
 
+/* --placement: the producers' CPUs from the machine's topology. */
+static int place_by_topology(struct config *cfg)
+{
+	static struct topology t;
+	int err;
+
+	if (cfg->nr_prod_cpus) {
+		mb_err("--placement and -a/--prod-affinity both choose the producers' CPUs: give one");
+		return EXIT_USAGE;
+	}
+	err = topology_read("/sys", &t);
+	if (err) {
+		mb_err("--placement: cannot read the CPU topology under /sys: %s", strerror(-err));
+		return EXIT_UNSUPPORTED;
+	}
+	if (topology_place(&t, cfg->placement, cfg->producers, cfg->prod_cpus))
+		return EXIT_USAGE;
+	cfg->nr_prod_cpus = cfg->producers;
+	return EXIT_OK;
+}
+
 int cpu_validate(struct config *cfg)
 {
 	bool all = cfg->nr_prod_cpus == MAX_PRODUCERS;	/* -a */
 
+	if (cfg->placement != PLACE_NONE)
+		return place_by_topology(cfg);
 	if (!cfg->nr_prod_cpus)
 		return EXIT_OK;
 	if (all && cfg->producers > cpu_online_count()) {

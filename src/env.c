@@ -87,13 +87,14 @@ static json_t *now_utc(void)
 
 json_t *env_json(const struct run *run)
 {
+	static struct topology topo;	/* large: not on the stack */
 	struct utsname u;
 	char host[256] = "unknown", libbpf[32];
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(), libbpf_minor_version());
-	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:s, s:s, s:o}",
 		"kernel_release", u.release,
 		"kernel_version", u.version,
 		"machine", u.machine,
@@ -113,5 +114,6 @@ json_t *env_json(const struct run *run)
 		"mapbench_revision", MAPBENCH_REV,
 		"label", run->cfg->label ? json_string(run->cfg->label) : json_null(),
 		"trigger", run->trigger ? run->trigger : "none",
-		"loop", run->loop ? run->loop : "none");
+		"loop", run->loop ? run->loop : "none",
+		"topology", topology_read("/sys", &topo) ? json_null() : topology_json(&topo));
 }

@@ -4,15 +4,55 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/libbpf.h>
+#include "keys.h"
 #include "cli.h"
 #include "cpu.h"
 #include "log.h"
 #include "output.h"
+#include "perf.h"
 #include "probe.h"
 #include "producer.h"
 #include "result.h"
 #include "sampler.h"
 #include "stats.h"
+
+/* --trigger nic: the CPUs that receive packets are the producers, each with
+ * its own keys; a benchmark needs producer-driven BPF programs and no pairs. */
+static int nic_validate(struct config *cfg)
+{
+	const char *family = cfg->bench->family->name;
+	int cpus = libbpf_num_possible_cpus();
+
+	if (cfg->trigger != TRIGGER_NIC) {
+		if (cfg->iface || cfg->xdp_pass || cfg->force) {
+			mb_err("--iface, --xdp-action and --force go with --trigger nic");
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	if (!cfg->iface) {
+		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
+		return EXIT_USAGE;
+	}
+	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || layout_is_pairs(cfg->bench->layout)) {
+		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
+		       cfg->bench->name);
+		return EXIT_USAGE;
+	}
+	if (cfg->producers != 1 || cfg->nr_prod_cpus || cfg->placement != PLACE_NONE) {
+		mb_err("-p, -a, --prod-affinity and --placement do not apply to --trigger nic: the CPUs that receive the packets are the producers");
+		return EXIT_USAGE;
+	}
+	if (cpus > MAX_PRODUCERS) {
+		mb_err("--trigger nic: %d possible CPUs, mapbench counts at most %d", cpus, MAX_PRODUCERS);
+		return EXIT_UNSUPPORTED;
+	}
+	cfg->producers = cpus;
+	if (cfg->batch < 0)
+		cfg->batch = UNROLL;
+	return EXIT_OK;
+}
 
 /* The benchmark's options, checked without touching the kernel or files. */
 static int validate(struct config *cfg)
@@ -23,7 +63,7 @@ static int validate(struct config *cfg)
 		mb_err("%s needs the map to itself: run it with -p 1", cfg->bench->name);
 		return EXIT_USAGE;
 	}
-	err = cpu_validate(cfg);
+	err = nic_validate(cfg) ?: cpu_validate(cfg);
 	return err ?: cfg->bench->family->validate(cfg);
 }
 
@@ -111,6 +151,8 @@ static int measure(struct run *run)
 	struct samples samples = {};
 	struct run_summary sum = {};
 	struct producers prods;
+	/* static: the counters' fds of MAX_PRODUCERS threads are too large for the stack */
+	static struct perf_counters perf;
 	int status, failed, werr;
 
 	status = f->setup(run);
@@ -121,14 +163,22 @@ static int measure(struct run *run)
 		return status;
 	}
 	output_setup(run);
+	if (run->cfg->perf) {
+		perf_init(&perf);
+		run->perf = &perf;
+	}
 	failed = producers_start(&prods, run);
 	if (!failed)
 		failed = sampler_run(run, &prods, &samples);
 	failed = producers_stop(&prods) ?: failed;
+	if (run->perf)
+		perf_close(run->perf, run->cfg->producers);
 	f->teardown(run);
 
 	summarize_run(&samples, &sum);
 	output_summary(run, &samples, &sum);
+	if (run->perf && !run->cfg->quiet)
+		perf_print(run->perf, sum.ops, stdout);
 	status = run_exit_status(&samples, &sum, failed);
 	/* Unexpected operation errors fail the run, even one cut short. */
 	werr = write_result(run, &samples, &sum,

@@ -78,6 +78,22 @@ static void print_errors(const struct samples *s, __u64 total)
 	printf(")\n");
 }
 
+/* --trigger nic: packets per second in total and per receiving CPU. */
+static void print_nic(const struct run *run, const struct run_summary *sum)
+{
+	printf("NIC: %s, %s XDP, packets %s: %.0f packets/s in total over %.1f s",
+	       run->cfg->iface, run->nic_mode ? run->nic_mode : "?",
+	       run->cfg->xdp_pass ? "passed" : "dropped",
+	       sum->measured_s ? sum->runs / sum->measured_s : 0, sum->measured_s);
+	for (int p = 0, first = 1; p < run->cfg->producers; p++)
+		if (sum->prod_runs[p]) {
+			printf("%s cpu%d %.0f", first ? "; per CPU:" : ",", p,
+			       sum->prod_runs[p] / sum->measured_s);
+			first = 0;
+		}
+	printf("\n");
+}
+
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)
 {
 	struct units u = units_of(run);
@@ -116,6 +132,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak\n",
 		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
 		       sum->charged_avg / 1048576, sum->charged_peak / 1048576);
+	if (run->cfg->trigger == TRIGGER_NIC)
+		print_nic(run, sum);
 	print_errors(s, sum->errors);
 	fflush(stdout);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cpu.h"
 #include "keys.h"
+#include "perf.h"
 #include "producer.h"
 
 struct producer_arg {
@@ -77,6 +78,8 @@ static void *producer_main(void *opaque)
 		fail(p, EXIT_RUNTIME);
 		return NULL;
 	}
+	if (run->perf)
+		perf_open_thread(run->perf, a->id);
 	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
 		if (p->take_turns && !wait_turn(p, a->id))
 			break;
@@ -101,7 +104,8 @@ int producers_start(struct producers *p, struct run *run)
 		pthread_mutex_init(&p->turns[i].lock, NULL);
 		pthread_cond_init(&p->turns[i].changed, NULL);
 	}
-	for (int i = 0; i < run->cfg->producers; i++) {
+	/* --trigger nic: packets run the batches; no threads to start. */
+	for (int i = 0; run->cfg->trigger != TRIGGER_NIC && i < run->cfg->producers; i++) {
 		args[i] = (struct producer_arg){ p, i };
 		if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
 			mb_err("starting producer thread %d failed", i);

@@ -84,7 +84,9 @@ int progs_start(struct progs *p, struct run *run)
 	layout_assign(run->cfg, p->ctl);
 	run->batch = run->cfg->batch;
 	run->key_set = layout_key_set(run->cfg);
-	return trigger_attach(&p->trig);
+	for (int i = 0; i < MAX_PRODUCERS; i++)
+		p->ctl[i].xdp_action = run->cfg->xdp_pass ? 2 /* XDP_PASS */ : 1 /* XDP_DROP */;
+	return trigger_attach(&p->trig, run);
 }
 
 void progs_stop(struct progs *p)

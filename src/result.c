@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "env.h"
+#include "perf.h"
 #include "result.h"
 #include "trigger.h"
 
@@ -100,6 +101,24 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 static json_t *throughput_json(const struct bench *b, const struct samples *s,
 			       const struct run_summary *sum);
 
+/* --trigger nic: the interface, its XDP mode, and packets/s in total and per CPU. */
+static json_t *nic_json(const struct run *run, const struct run_summary *sum)
+{
+	json_t *cpus = json_array();
+
+	for (int p = 0; p < run->cfg->producers; p++)
+		if (sum->prod_runs[p])
+			json_array_append_new(cpus, json_pack("{s:i, s:I, s:f}", "cpu", p,
+				"packets", (json_int_t)sum->prod_runs[p],
+				"packets_per_s", sum->prod_runs[p] / sum->measured_s));
+	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "iface", run->cfg->iface,
+			 "xdp_mode", run->nic_mode ? run->nic_mode : "unknown",
+			 "action", run->cfg->xdp_pass ? "pass" : "drop",
+			 "packets", (json_int_t)sum->runs,
+			 "packets_per_s", num(sum->measured_s ? sum->runs / sum->measured_s : NAN),
+			 "per_cpu", cpus);
+}
+
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, enum run_status status)
 {
@@ -125,6 +144,13 @@ json_t *result_json(const struct run *run, const struct samples *s,
 				    json_pack("[s]", run->warning) : json_array());
 	if (doc && s)
 		json_object_update_new(doc, throughput_json(c->bench, s, sum));
+	if (doc && c->placement != PLACE_NONE)
+		json_object_set_new(json_object_get(doc, "params"), "placement",
+				    json_string(placement_name(c->placement)));
+	if (doc && s && c->trigger == TRIGGER_NIC)
+		json_object_set_new(doc, "nic", nic_json(run, sum));
+	if (doc && s && run->perf)
+		json_object_set_new(doc, "perf", perf_json(run->perf, sum->ops));
 	return doc;
 }
 

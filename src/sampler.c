@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "output.h"
+#include "perf.h"
 #include "sampler.h"
 
 volatile sig_atomic_t stop_requested;
@@ -127,6 +128,8 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	}
 	f->measure(run, prev);
 	t_start = t_prev = now_ns();
+	if (run->perf && !cfg->warmup)
+		perf_mark_start(run->perf, nprod);
 	for (int i = 0; i < total; i++) {
 		struct sample *s;
 
@@ -153,9 +156,13 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		if (cfg->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged);
 		output_iter(run, out, out->n - 1);
+		if (run->perf && i + 1 == cfg->warmup)
+			perf_mark_start(run->perf, nprod);
 		memcpy(prev, cur, nprod * sizeof(*cur));
 		t_prev = t_cur;
 	}
+	if (run->perf)
+		perf_mark_end(run->perf, nprod);
 	out->interrupted = stop_requested != 0;
 	f->measure(run, cur);
 	for (int p = 0; p < nprod; p++)

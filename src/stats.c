@@ -52,6 +52,11 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 			chg_sum += x->charged, nchg++;
 			out->charged_peak = fmax(out->charged_peak, x->charged);
 		}
+		out->measured_s += x->interval_ns / 1e9;
+		for (int p = 0; p < s->nprod; p++) {
+			out->prod_runs[p] += x->prod[p].runs;
+			out->runs += x->prod[p].runs;
+		}
 		if (!x->ops) {
 			out->empty++;
 			continue;

@@ -18,6 +18,9 @@ struct run_summary {
 	struct summary figure;	/* the benchmark's figure, in its unit */
 	double mops_per_prod;
 	__u64 ops, hits, misses, errors;
+	__u64 runs;		/* program runs (for --trigger nic: packets) */
+	double measured_s;	/* wall time of the measured samples, empty ones included */
+	__u64 prod_runs[MAX_PRODUCERS];	/* program runs per producer (nic: per CPU) */
 	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */
 	double duty;		/* share of producer wall time spent in timed operations */
 	double memlock_avg, memlock_peak;	/* bytes; NAN when not tracked */

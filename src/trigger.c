@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
+#include <linux/if_link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -18,7 +20,7 @@ static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_
 
 const char *trigger_name(enum trigger kind)
 {
-	static const char *const names[] = { "xdp", "raw_tp", "fentry" };
+	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic" };
 
 	return names[kind];
 }
@@ -64,6 +66,11 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 	bpf_program__set_autoload(t->xdp, true);
 	if (t->kind == TRIGGER_XDP)
 		return EXIT_OK;
+	if (t->kind == TRIGGER_NIC) {
+		t->nic = pick(obj, "nic", t->use_for);
+		bpf_program__set_autoload(t->nic, true);
+		return EXIT_OK;
+	}
 	t->trace = pick(obj, t->kind == TRIGGER_RAW_TP ? "raw_tp" : "fentry", t->use_for);
 	bpf_program__set_autoload(t->trace, true);
 	if (t->kind == TRIGGER_FENTRY) {
@@ -95,16 +102,64 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 		       run->cfg->map_name, trigger_name(t->kind), line);
 		return EXIT_UNSUPPORTED;
 	}
+	if (err == -E2BIG && !t->use_for) {
+		mb_err("this kernel's verifier gives up on the bpf_loop producer loop (1M-instruction limit; kernels before 6.4 have no bpf_for): unsupported on %s",
+		       kernel_release());
+		return EXIT_UNSUPPORTED;
+	}
 	line = log_find("failed");
 	mb_err("loading the BPF programs failed: %s%s%s (run with -v for the verifier log)",
 	       strerror(-err), line ? ": " : "", line ? line : "");
 	return EXIT_RUNTIME;
 }
 
-int trigger_attach(struct trigger_state *t)
+/* The nic program on --iface: refused if the interface has an XDP program
+ * already (unless --force detaches it); native mode where the driver has it,
+ * else generic, which the result's warning says. */
+static int attach_nic(struct trigger_state *t, struct run *run)
+{
+	const struct config *c = run->cfg;
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err;
+
+	t->ifindex = if_nametoindex(c->iface);
+	if (!t->ifindex) {
+		mb_err("--iface %s: no such interface here (ip link shows them)", c->iface);
+		return EXIT_USAGE;
+	}
+	if (!bpf_xdp_query(t->ifindex, 0, &q) && q.prog_id) {
+		if (!c->force) {
+			mb_err("%s already has an XDP program (id %u): detach it, or give --force to replace it",
+			       c->iface, q.prog_id);
+			return EXIT_USAGE;
+		}
+		bpf_xdp_detach(t->ifindex, q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+			       q.attach_mode == XDP_ATTACHED_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE,
+			       NULL);
+	}
+	t->link = bpf_program__attach_xdp(t->nic, t->ifindex);
+	if (!t->link) {
+		err = errno;
+		mb_err("attaching XDP to %s failed: %s", c->iface, strerror(err));
+		return err == EBUSY ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	memset(&q, 0, sizeof(q));
+	q.sz = sizeof(q);
+	bpf_xdp_query(t->ifindex, 0, &q);
+	run->nic_mode = q.attach_mode == XDP_ATTACHED_SKB ? "generic" : "native";
+	if (q.attach_mode == XDP_ATTACHED_SKB)
+		snprintf(run->warning, sizeof(run->warning),
+			 "generic XDP on %s (its driver has no native XDP): packets take the kernel's "
+			 "slower generic path; per-packet figures are not the driver's", c->iface);
+	return EXIT_OK;
+}
+
+int trigger_attach(struct trigger_state *t, struct run *run)
 {
 	int err;
 
+	if (t->kind == TRIGGER_NIC)
+		return attach_nic(t, run);
 	if (!t->trace)
 		return EXIT_OK;
 	t->link = bpf_program__attach(t->trace);

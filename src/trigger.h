@@ -9,14 +9,17 @@ struct bpf_link;
 struct bpf_map;
 
 /* How producers make the kernel run a batch: BPF_PROG_TEST_RUN of an XDP
- * program, or a cheap syscall that a raw_tp or fentry program catches. The
- * XDP program is always loaded: setup prefills through it. */
+ * program, or a cheap syscall that a raw_tp or fentry program catches; or,
+ * with --trigger nic, packets arriving on an interface (no producer threads).
+ * The XDP test program is always loaded: setup prefills through it. */
 struct trigger_state {
 	enum trigger kind;
 	bool use_for;			/* bpf_for, else bpf_loop */
 	struct bpf_program *xdp;
 	struct bpf_program *trace;	/* raw_tp or fentry, or NULL */
-	struct bpf_link *link;
+	struct bpf_program *nic;	/* --trigger nic: runs on each received packet */
+	int ifindex;
+	struct bpf_link *link;		/* owned by the process: gone when it dies */
 	struct bpf_map *tid2prod;
 };
 
@@ -24,7 +27,7 @@ struct trigger_state {
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
 /* After a failed load: one line saying why and what to do; returns the exit status. */
 int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
-int trigger_attach(struct trigger_state *t);
+int trigger_attach(struct trigger_state *t, struct run *run);
 int trigger_thread_init(struct trigger_state *t, int prod);
 /* One batch for producer prod through the XDP program; 0 or -errno. */
 int trigger_xdp(const struct trigger_state *t, int prod);

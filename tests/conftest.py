@@ -1,6 +1,7 @@
 """Shared fixtures: the built ./bench, BPF object accounting, result loading."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -19,6 +20,17 @@ OUR_MAPS = {"target", "keys", "scratch", "tid2prod", "htab_bpf.bss", "htab_bpf.r
             "lpm_bpf.bss", "lpm_bpf.rodata", "trie", "free_bpf.bss", "free_bpf.rodata", "starts"}
 OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "fentry_loop",
              "wq_start", "wq_end", "free_entry", "free_exit"}
+
+
+def script_module(name):
+    """scripts/NAME (no .py suffix) imported as a module, for unit tests."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader(name, str(ROOT / "scripts" / name))
+    spec = importlib.util.spec_from_loader(name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
 
 
 def pytest_configure(config):
@@ -82,3 +94,41 @@ def result(tmp_path, validator):
             validator.validate(doc)
         return proc, doc
     return go
+
+
+DEBIAN_KERNELS = ROOT / "build" / "kernel" / "debian"
+
+
+def debian_kernel(pattern):
+    """The newest Debian cloud kernel image matching pattern (apt-cache regex),
+    downloaded with apt-get download once and cached under build/kernel/debian/."""
+    DEBIAN_KERNELS.mkdir(parents=True, exist_ok=True)
+    cached = sorted(k for k in DEBIAN_KERNELS.glob("*/boot/vmlinuz-*")
+                    if re.search(pattern, k.parent.parent.name))
+    if cached:
+        return cached[-1]
+    names = subprocess.run(["apt-cache", "search", "--names-only", pattern], capture_output=True,
+                           text=True).stdout.split("\n")
+    pkgs = sorted((line.split()[0] for line in names if line.strip()),
+                  key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
+    if not pkgs:
+        pytest.skip(f"no Debian package matches {pattern} (apt-get update?)")
+    pkg = pkgs[-1]
+    dl = DEBIAN_KERNELS / "download"
+    shutil.rmtree(dl, ignore_errors=True)
+    dl.mkdir()
+    if subprocess.run(["apt-get", "download", pkg], cwd=dl, capture_output=True).returncode:
+        pytest.skip(f"apt-get download {pkg} failed (no network?)")
+    subprocess.run(["dpkg-deb", "-x", next(dl.glob("*.deb")), DEBIAN_KERNELS / pkg], check=True)
+    shutil.rmtree(dl)
+    return next((DEBIAN_KERNELS / pkg / "boot").glob("vmlinuz-*"))
+
+
+@pytest.fixture(scope="session")
+def debian_6_12():
+    return debian_kernel(r"^linux-image-6\.12\..*cloud-amd64-unsigned$")
+
+
+@pytest.fixture(scope="session")
+def debian_6_1():
+    return debian_kernel(r"^linux-image-6\.1\.0-.*cloud-amd64-unsigned$")

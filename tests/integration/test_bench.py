@@ -191,6 +191,47 @@ def test_producers_are_reported_separately(root, result):
         assert all(p["ops"] > 0 for p in s["producers"])
 
 
+def test_perf_counts_the_producers_and_says_what_the_pmu_lacks(root, result):
+    proc, doc = result("htab-lookup", "-p", "2", "--perf", "-w", "1", "-d", "2")
+    assert proc.returncode == 0, proc.stderr
+    counters = {c["name"]: c for c in doc["perf"]["counters"]}
+    assert set(counters) == {"cycles", "instructions", "cache-misses", "dTLB-load-misses",
+                             "task-clock", "context-switches"}
+    # Software counters always work; task-clock covers the in-kernel time and more.
+    clock = counters["task-clock"]
+    assert clock["status"] == "ok"
+    assert clock["per_op"] >= doc["summary"]["latency_ns"]["mean"] * 0.9
+    for c in counters.values():
+        assert c["status"] == "ok" or (c["status"] == "unsupported" and c["reason"])
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("Perf"))
+    assert "task-clock" in line and ("not supported" in line) == any(
+        c["status"] == "unsupported" for c in counters.values())
+
+
+def test_placement_pins_by_topology_and_records_it(root, result):
+    proc, doc = result("htab-lookup", "-p", "2", "--placement", "spread-llc", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    topo = doc["environment"]["topology"]
+    assert topo["online_cpus"] == os.cpu_count() == len(topo["cpus"])
+    assert doc["params"]["placement"] == "spread-llc"
+    cpus = doc["params"]["prod_cpus"]
+    assert len(set(cpus)) == 2 and set(cpus) <= {c["cpu"] for c in topo["cpus"]}
+    llc = {c["cpu"]: c["llc"] for c in topo["cpus"]}
+    # Two LLCs or more: the two producers are on different ones.
+    assert (llc[cpus[0]] != llc[cpus[1]]) == (topo["llc_domains"] > 1)
+
+
+def test_smt_pairs_needs_siblings_and_placement_excludes_affinity(root, result):
+    proc, doc = result("htab-lookup", "-p", "2", "--placement", "smt-pairs", *SHORT)
+    if proc.returncode:
+        assert proc.returncode == 1 and "no SMT siblings" in proc.stderr
+    else:
+        core = {c["cpu"]: c["core"] for c in doc["environment"]["topology"]["cpus"]}
+        assert len({core[c] for c in doc["params"]["prod_cpus"]}) == 1
+    proc = run_bench("htab-lookup", "--placement", "compact", "-a")
+    assert proc.returncode == 1 and "give one" in proc.stderr
+
+
 def test_raw_tp_trigger_runs_the_same_producers(root, result):
     proc, doc = result("htab-lookup", "--trigger", "raw_tp", *SHORT)
     assert proc.returncode == 0, proc.stderr

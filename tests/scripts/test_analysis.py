@@ -1,7 +1,6 @@
 """compare, gate, report and plot on result files whose answers are known."""
 import json
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -331,6 +330,28 @@ def test_plots_are_written(tmp_path, slowdown):
     (mem / "mem.json").write_text(json.dumps(mem_doc({("LRU", "lru"): 64.0})))
     assert script("plot", mem, "--kind", "memory", "--out", tmp_path / "plots").returncode == 0
     assert (tmp_path / "plots" / "memory.png").stat().st_size > 1000
+
+
+def test_scaling_plot_and_efficiency(tmp_path):
+    """Two placements at 1, 2 and 4 producers: one line each, efficiency T(p) / (p x T(1))."""
+    d = tmp_path / "scaling"
+    d.mkdir()
+    for placement, rates in (("compact", (10, 18, 30)), ("spread-llc", (10, 20, 40))):
+        for p, rate in zip((1, 2, 4), rates):
+            params = {"map": "htab", "max_entries": 1000, "nr_entries": 1000, "producers": p,
+                      "placement": placement}
+            for r in range(2):
+                (d / f"{placement}-{p}-{r}.json").write_text(
+                    json.dumps(result_doc("htab-lookup", [rate] * 3, params=params)))
+    proc = script("plot", d, "--kind", "scaling", "--out", tmp_path / "plots")
+    assert proc.returncode == 0, proc.stderr
+    rows = {tuple(line.split()[1:3]): line.split()[-1] for line in proc.stdout.splitlines()
+            if line.startswith("htab-lookup")}
+    assert rows[("placement=compact", "4")] == "0.75"
+    assert rows[("placement=spread-llc", "4")] == "1.00"
+    assert (tmp_path / "plots" / "scaling.png").stat().st_size > 1000
+    one = script("plot", d / "compact-1-0.json", "--kind", "scaling")
+    assert one.returncode == 3 and "two producer counts" in one.stderr
 
 
 def bench_runs(folder, n, *args):

@@ -1,7 +1,7 @@
 """scripts/suite: suite files, interleaving, and a live run that is
 interrupted and resumed."""
 import json
-import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,20 +9,14 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, script_module
 
 sys.path.insert(0, str(ROOT / "scripts"))
 SUITE = ROOT / "scripts" / "suite"
 
 
 def suite_module():
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader("suite", str(SUITE))
-    spec = importlib.util.spec_from_loader("suite", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return script_module("suite")
 
 
 def script(*args, **kw):
@@ -149,3 +143,18 @@ def test_ab_until_mde_confirms_a_slowdown_early(root, tmp_path):
 def test_ab_refuses_bad_arguments(tmp_path):
     proc = ab(tmp_path, "bad", "htab-lookup --map nope", "htab-lookup", "--until-mde", "5")
     assert proc.returncode == 64 and "--a: mapbench: unknown map" in proc.stderr
+
+
+def test_ab_refuses_a_missing_bench_build(tmp_path):
+    proc = ab(tmp_path, "bad", "noop", "noop", "--until-mde", "5", "--b-bench", tmp_path / "nope")
+    assert proc.returncode == 64 and "--b-bench" in proc.stderr and "no such file" in proc.stderr
+
+
+def test_ab_runs_two_builds_of_the_bench(root, tmp_path):
+    other = tmp_path / "bench-b"
+    shutil.copy2(ROOT / "bench", other)
+    proc = ab(tmp_path, "builds", "noop", "noop", "--until-mde", "50", "--max-runs", "2",
+              "--min-runs", "2", "--b-bench", other)
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    assert f"B: {other} noop" in proc.stdout
+    assert [len(list((tmp_path / "builds" / s).glob("run-*.json"))) for s in "ab"] == [2, 2]
