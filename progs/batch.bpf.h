@@ -96,12 +96,13 @@ static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 		family_step(op, s);
 }
 
-/* One bpf_loop callback per step op, so that each callback's op is a
- * constant, as in the bpf_for loops. */
+/* One bpf_loop callback per step op, each doing one step: a constant op, as
+ * in the bpf_for loops, and few enough paths for older verifiers (6.1 gives
+ * up on a callback holding UNROLL steps: the 1M-instruction limit). */
 #define LOOP_CB(step)							\
 	static int loop_cb_##step(__u32 i, void *ctx)			\
 	{								\
-		steps_unrolled(step, ctx);				\
+		family_step(step, ctx);					\
 		return 0;						\
 	}
 LOOP_CB(STEP_NOOP)
@@ -112,7 +113,7 @@ LOOP_CB(STEP_UPDATE_ANY)
 LOOP_CB(STEP_ADD)
 LOOP_CB(STEP_DELETE)
 
-#define LOOP_CASE(step) case step: bpf_loop(n, loop_cb_##step, s, 0); break
+#define LOOP_CASE(step) case step: bpf_loop(n * UNROLL, loop_cb_##step, s, 0); break
 
 /* n * UNROLL steps of a constant op, each loop its own copy with the op a
  * constant (inlined from the TIMED cases below). */

@@ -544,17 +544,58 @@ def unit_of(runs, metric):
         METRICS[metric][0]
 
 
+def round_of(run):
+    """N of the run-N.json a run came from: its round in an interleaved A/B
+    (scripts/suite, suite ab, vmrun: boots alternate, so run N of A and run N
+    of B ran next to each other), or None."""
+    m = re.search(r"run-(\d+)\.json$", run.source)
+    return int(m[1]) if m else None
+
+
+def paired(a_runs, b_runs, metric, key, ignore=()):
+    """(a, b) arrays of the runs of one group that share a round, in round order."""
+    def by_round(runs):
+        return {round_of(r): r.metrics[metric] for r in runs
+                if metric in r.metrics and round_of(r) is not None and
+                (r.benchmark, json.dumps({k: v for k, v in r.params.items() if k not in ignore},
+                                         sort_keys=True)) == key}
+    pa, pb = by_round(a_runs), by_round(b_runs)
+    common = sorted(set(pa) & set(pb))
+    return np.array([pa[n] for n in common]), np.array([pb[n] for n in common])
+
+
+def paired_p(a, b):
+    """p of a paired t-test on the rounds' relative differences b/a - 1."""
+    if len(a) < 2:
+        return math.nan
+    r = b / a - 1
+    if np.all(r == r[0]):
+        return 1.0 if r[0] == 0 else 0.0
+    return float(stats.ttest_1samp(r, 0).pvalue)
+
+
 def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
     """One Comparison per group present in both sets; parameters in ignore do
-    not take part in matching (e.g. max_entries, to set two sizes side by side)."""
+    not take part in matching (e.g. max_entries, to set two sizes side by side).
+    test "paired" compares the runs of the same round only (round_of)."""
     ga, gb = groups(a_runs, metric, ignore), groups(b_runs, metric, ignore)
     out = []
     for key in sorted(set(ga) & set(gb)):
         a, b = ga[key], gb[key]
+        if test == "paired":
+            a, b = paired(a_runs, b_runs, metric, key, ignore)
+            if not len(a):
+                continue
         delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
         lo, hi = ratio_ci(a, b, level)
-        out.append(Comparison(key, metric, a, b, delta, lo, hi, p_value(a, b, test)))
+        p = paired_p(a, b) if test == "paired" else p_value(a, b, test)
+        out.append(Comparison(key, metric, a, b, delta, lo, hi, p))
     return out, sorted(set(ga) ^ set(gb))
+
+
+def mde_of_test(test, a, b, alpha, power=0.8):
+    """The MDE of the test that judges a and b: paired or two-sample."""
+    return paired_mde_pct(a, b, alpha, power) if test == "paired" else mde_pct(a, b, alpha, power)
 
 
 def verdict(c, alpha, min_runs):

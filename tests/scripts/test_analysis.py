@@ -1,5 +1,6 @@
 """compare, gate, report and plot on result files whose answers are known."""
 import json
+import re
 import subprocess
 
 import numpy as np
@@ -330,6 +331,30 @@ def test_plots_are_written(tmp_path, slowdown):
     (mem / "mem.json").write_text(json.dumps(mem_doc({("LRU", "lru"): 64.0})))
     assert script("plot", mem, "--kind", "memory", "--out", tmp_path / "plots").returncode == 0
     assert (tmp_path / "plots" / "memory.png").stat().st_size > 1000
+
+
+def test_paired_test_sees_a_small_change_under_shared_drift(tmp_path):
+    """Rounds drift by 15% (the machine's speed), B is 3% slower than A in every
+    round: Welch cannot tell, the paired test on the rounds can."""
+    rng = np.random.default_rng(7)
+    drift = rng.normal(1, 0.15, 8)
+    for side, level in (("a", 100.0), ("b", 97.0)):
+        folder = tmp_path / side / "htab-lookup"
+        folder.mkdir(parents=True)
+        for n, d in enumerate(drift, 1):
+            v = level * d * rng.normal(1, 0.003)
+            (folder / f"run-{n}.json").write_text(json.dumps(result_doc("htab-lookup", [v] * 3)))
+    (tmp_path / "a" / "htab-lookup" / "run-9.json").write_text(
+        json.dumps(result_doc("htab-lookup", [100.0] * 3)))    # no partner: left out when paired
+    welch = script("compare", tmp_path / "a", tmp_path / "b", "--test", "welch")
+    pair = script("compare", tmp_path / "a", tmp_path / "b", "--test", "paired")
+    assert welch.returncode == pair.returncode == 0, pair.stderr
+    assert verdicts(welch.stdout)["htab-lookup"] == "no significant change"
+    assert verdicts(pair.stdout)["htab-lookup"] == "regression"
+    assert "(8)" in pair.stdout and "(9)" in welch.stdout
+    mde = {name: float(re.search(r"\| ([\d.]+)% \| [a-z ]+$", out.stdout, re.M)[1])
+           for name, out in (("welch", welch), ("paired", pair))}
+    assert mde["paired"] < 2 < 10 < mde["welch"]
 
 
 def test_scaling_plot_and_efficiency(tmp_path):

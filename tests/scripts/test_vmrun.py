@@ -1,6 +1,7 @@
 """scripts/vmrun: guests booted from real Debian kernel images (TCG), the
 result stream over the second serial port, and its input errors."""
 import json
+import signal
 import subprocess
 import sys
 
@@ -58,40 +59,63 @@ def test_bad_input_is_one_line(args, status, says):
 def test_two_debian_kernels_alternate_and_fentry_works(root, debian_6_1, debian_6_12, tmp_path,
                                                        validator):
     a, b = tmp_path / "a", tmp_path / "b"
-    lookup_id = "htab-lookup,trigger=fentry,loop=bpf_for,max-entries=1K"
+    lookup_id, for_id = ("htab-lookup,trigger=fentry,max-entries=1K",
+                         "htab-lookup,loop=bpf_for,max-entries=1K")
     proc = vmrun("--kernel", debian_6_1, "--kernel", debian_6_12, "--label", a, "--label", b,
                  "--accel", "tcg", "-w", 0, "-d", 1,
-                 "--bench", "htab-lookup --trigger fentry --loop bpf_for --max-entries 1K",
+                 "--bench", "htab-lookup --trigger fentry --max-entries 1K",
+                 "--bench", "htab-lookup --loop bpf_for --max-entries 1K",
                  "--bench", "htab-free --max-entries 1K")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[boot 2/2]" in proc.stdout
     assert "TCG emulation (--accel tcg)" in proc.stderr and "not hardware numbers" in proc.stderr
     docs = {}
     for folder, release, boot in ((a, "6.1.0-", 1), (b, "6.12.", 2)):
-        docs[folder] = {name: json.loads(path.read_text())
-                        for name, path in (("lookup", folder / lookup_id / "run-1.json"),
-                                           ("free", folder / "htab-free,max-entries=1K" /
-                                            "run-1.json"),
-                                           ("warm", folder / "htab-free,max-entries=1K" /
-                                            "warmup-1.json"))}
+        docs[folder] = {name: json.loads((folder / cid / f"{kind}-1.json").read_text())
+                        for name, cid, kind in (("lookup", lookup_id, "run"),
+                                                ("for", for_id, "run"),
+                                                ("free", "htab-free,max-entries=1K", "run"),
+                                                ("warm", "htab-free,max-entries=1K", "warmup"))}
         for doc in docs[folder].values():
             validator.validate(doc)
             env = doc["environment"]
             assert env["kernel_release"].startswith(release)
             assert env["vm"]["accelerator"] == "tcg" and env["vm"]["boot"] == boot
             assert env["label"] == folder.name
-        free, warm = docs[folder]["free"], docs[folder]["warm"]
+        free, warm, lookup = docs[folder]["free"], docs[folder]["warm"], docs[folder]["lookup"]
         assert free["status"] == "complete" and free["params"]["timing"].startswith("fentry")
         assert warm["environment"]["vm"]["warmup"] and not free["environment"]["vm"]["warmup"]
+        # fentry-triggered lookups on both kernels: 6.12 loops with bpf_for, 6.1 with bpf_loop.
+        assert (lookup["status"], lookup["environment"]["trigger"]) == ("complete", "fentry")
+        assert lookup["summary"]["hit_rate"] == 1.0
+        assert lookup["environment"]["loop"] == ("bpf_loop" if release == "6.1.0-" else "bpf_for")
         runs = mb.load_path(folder)
         assert all("warmup" in s.why or "unsupported" in s.why for s in runs.skipped)
-    # 6.1 has no bpf_for: said so, not failed; 6.12 runs the fentry-triggered lookups.
-    old, new = docs[a]["lookup"], docs[b]["lookup"]
+    # 6.1 has no bpf_for: asked for, it is unsupported with the reason, not a failure.
+    old = docs[a]["for"]
     assert old["status"] == "unsupported" and "bpf_iter_num_new" in old["reason"]
-    assert (new["status"], new["environment"]["trigger"]) == ("complete", "fentry")
-    assert new["summary"]["throughput_mops"]["mean"] > 0
+    assert docs[b]["for"]["status"] == "complete"
     report = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "report", a, b],
                             capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     assert "Kernel before: 6.1.0-" in report.stdout and "Kernel after: 6.12." in report.stdout
     assert "Guest: QEMU" in report.stdout
+
+
+def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
+    out = tmp_path / "stopped"
+    proc = subprocess.Popen(["/usr/bin/python3", str(VMRUN), "--kernel", str(debian_6_12),
+                             "--label", str(out), "--accel", "tcg", "--boots", "3",
+                             "--warmup-runs", "0", "-w", "0", "-d", "1", "--",
+                             "htab-lookup", "--max-entries", "1K"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if "run 1:" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, rest + err
+    assert "Interrupted" in rest
+    assert len(list(out.glob("*/run-*.json"))) in (1, 2)
+    # No guest left running: QEMU's command line names vmrun's temporary folder.
+    assert subprocess.run(["pgrep", "-f", "mapbench-vm-"], capture_output=True).returncode == 1
