@@ -106,8 +106,7 @@ check: deps bench unit
 
 # Long live proofs: sequential A/B runs on this kernel (a minute), and a
 # patched against an unpatched kernel built from linux-source-6.12 and booted
-# under QEMU (the first kernel build takes about 12 min on 2 CPUs, then
-# about 25 min of alternated boots).
+# under QEMU (about 20 min on 2 CPUs, the first kernel build included).
 check-slow: bench
 	$(MAKE) deps EXTRA_PKGS="$(DEB_PKGS_SLOW)"
 	$(PYTHON) -m pytest -q -rs -s -m slow tests
