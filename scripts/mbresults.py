@@ -61,8 +61,11 @@ class Run:
     units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
     within_cv: float = math.nan     # CV of the run's own one-second samples
 
-    def key(self):
-        return (self.benchmark, json.dumps(self.params, sort_keys=True))
+    def key(self, ignore=()):
+        """(benchmark, parameters as JSON): the group the run belongs to; the
+        parameters in ignore take no part."""
+        return (self.benchmark, json.dumps({k: v for k, v in self.params.items()
+                                            if k not in ignore}, sort_keys=True))
 
     def unit(self, metric):
         return self.units.get(metric, METRICS[metric][0])
@@ -262,10 +265,8 @@ def report_skipped(*sets):
 def frame(runs, metric, ignore=()):
     """One row per run with the metric: columns benchmark, params (without the
     ignored ones, as JSON), value."""
-    rows = [{"benchmark": r.benchmark,
-             "params": json.dumps({k: v for k, v in r.params.items() if k not in ignore},
-                                  sort_keys=True),
-             "value": r.metrics[metric]} for r in runs if metric in r.metrics]
+    rows = [dict(zip(("benchmark", "params"), r.key(ignore)), value=r.metrics[metric])
+            for r in runs if metric in r.metrics]
     return pd.DataFrame(rows, columns=["benchmark", "params", "value"])
 
 
@@ -422,14 +423,11 @@ def sequential_look(a, b, target_pct, alpha, looks, power=0.8, paired=False):
     "continue"."""
     level = alpha / looks
     delta = (np.mean(b) / np.mean(a) - 1) * 100
+    a, b = np.asarray(a), np.asarray(b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if paired:
-            p = float(stats.ttest_1samp(np.asarray(b) / np.asarray(a) - 1, 0).pvalue)
-            mde = paired_mde_pct(a, b, level, power)
-        else:
-            p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-            mde = mde_pct(a, b, level, power)
+        p = paired_p(a, b) if paired else p_value(a, b, "welch")
+        mde = mde_of_test("paired" if paired else "welch", a, b, level, power)
     if p < level:
         return "difference", delta, p, mde
     if mde < target_pct:
@@ -556,9 +554,7 @@ def paired(a_runs, b_runs, metric, key, ignore=()):
     """(a, b) arrays of the runs of one group that share a round, in round order."""
     def by_round(runs):
         return {round_of(r): r.metrics[metric] for r in runs
-                if metric in r.metrics and round_of(r) is not None and
-                (r.benchmark, json.dumps({k: v for k, v in r.params.items() if k not in ignore},
-                                         sort_keys=True)) == key}
+                if metric in r.metrics and round_of(r) is not None and r.key(ignore) == key}
     pa, pb = by_round(a_runs), by_round(b_runs)
     common = sorted(set(pa) & set(pb))
     return np.array([pa[n] for n in common]), np.array([pb[n] for n in common])

@@ -42,19 +42,17 @@ bool cpu_is_online(int cpu)
 /* --placement: the producers' CPUs from the machine's topology. */
 static int place_by_topology(struct config *cfg)
 {
-	static struct topology t;
-	int err;
+	const struct topology *t = machine_topology();
 
 	if (cfg->nr_prod_cpus) {
 		mb_err("--placement and -a/--prod-affinity both choose the producers' CPUs: give one");
 		return EXIT_USAGE;
 	}
-	err = topology_read("/sys", &t);
-	if (err) {
-		mb_err("--placement: cannot read the CPU topology under /sys: %s", strerror(-err));
+	if (!t) {
+		mb_err("--placement: cannot read the CPU topology under /sys/devices/system/cpu");
 		return EXIT_UNSUPPORTED;
 	}
-	if (topology_place(&t, cfg->placement, cfg->producers, cfg->prod_cpus))
+	if (topology_place(t, cfg->placement, cfg->producers, cfg->prod_cpus))
 		return EXIT_USAGE;
 	cfg->nr_prod_cpus = cfg->producers;
 	return EXIT_OK;

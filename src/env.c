@@ -87,7 +87,6 @@ static json_t *now_utc(void)
 
 json_t *env_json(const struct run *run)
 {
-	static struct topology topo;	/* large: not on the stack */
 	struct utsname u;
 	char host[256] = "unknown", libbpf[32];
 
@@ -115,5 +114,5 @@ json_t *env_json(const struct run *run)
 		"label", run->cfg->label ? json_string(run->cfg->label) : json_null(),
 		"trigger", run->trigger ? run->trigger : "none",
 		"loop", run->loop ? run->loop : "none",
-		"topology", topology_read("/sys", &topo) ? json_null() : topology_json(&topo));
+		"topology", machine_topology() ? topology_json(machine_topology()) : json_null());
 }

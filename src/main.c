@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/libbpf.h>
-#include "keys.h"
 #include "cli.h"
 #include "cpu.h"
 #include "log.h"
@@ -16,43 +14,7 @@
 #include "result.h"
 #include "sampler.h"
 #include "stats.h"
-
-/* --trigger nic: the CPUs that receive packets are the producers, each with
- * its own keys; a benchmark needs producer-driven BPF programs and no pairs. */
-static int nic_validate(struct config *cfg)
-{
-	const char *family = cfg->bench->family->name;
-	int cpus = libbpf_num_possible_cpus();
-
-	if (cfg->trigger != TRIGGER_NIC) {
-		if (cfg->iface || cfg->xdp_pass || cfg->force) {
-			mb_err("--iface, --xdp-action and --force go with --trigger nic");
-			return EXIT_USAGE;
-		}
-		return EXIT_OK;
-	}
-	if (!cfg->iface) {
-		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
-		return EXIT_USAGE;
-	}
-	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || layout_is_pairs(cfg->bench->layout)) {
-		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
-		       cfg->bench->name);
-		return EXIT_USAGE;
-	}
-	if (cfg->producers != 1 || cfg->nr_prod_cpus || cfg->placement != PLACE_NONE) {
-		mb_err("-p, -a, --prod-affinity and --placement do not apply to --trigger nic: the CPUs that receive the packets are the producers");
-		return EXIT_USAGE;
-	}
-	if (cpus > MAX_PRODUCERS) {
-		mb_err("--trigger nic: %d possible CPUs, mapbench counts at most %d", cpus, MAX_PRODUCERS);
-		return EXIT_UNSUPPORTED;
-	}
-	cfg->producers = cpus;
-	if (cfg->batch < 0)
-		cfg->batch = UNROLL;
-	return EXIT_OK;
-}
+#include "trigger.h"
 
 /* The benchmark's options, checked without touching the kernel or files. */
 static int validate(struct config *cfg)
@@ -63,7 +25,7 @@ static int validate(struct config *cfg)
 		mb_err("%s needs the map to itself: run it with -p 1", cfg->bench->name);
 		return EXIT_USAGE;
 	}
-	err = nic_validate(cfg) ?: cpu_validate(cfg);
+	err = trigger_validate(cfg) ?: cpu_validate(cfg);
 	return err ?: cfg->bench->family->validate(cfg);
 }
 

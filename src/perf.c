@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "perf.h"

@@ -2,14 +2,13 @@
 /* CPU topology from sysfs and producer placement by it. Missing files (VMs,
  * containers) fall back to one package, node and LLC, never to a failure. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "log.h"
-#include "topology.h"
 #include "bench.h"
-#include <stddef.h>
+#include "cli.h"
+#include "topology.h"
 
 static int read_text(const char *path, char *buf, size_t len)
 {
@@ -149,6 +148,16 @@ int topology_read(const char *root, struct topology *t)
 	return 0;
 }
 
+const struct topology *machine_topology(void)
+{
+	static struct topology t;	/* large: not on the stack */
+	static int err = 1;
+
+	if (err > 0)
+		err = topology_read("/sys", &t);
+	return err ? NULL : &t;
+}
+
 json_t *topology_json(const struct topology *t)
 {
 	json_t *cpus = json_array();
@@ -174,28 +183,31 @@ const char *placement_name(enum placement p)
 	return names[p];
 }
 
-/* Sort keys, most significant first, per placement. */
-static enum placement sort_mode;
-
-static int key(const struct topo_cpu *c, int i)
+static int cmp_keys(const int *ka, const int *kb, int n)
 {
-	/* compact: an LLC's physical cores first, then their siblings; smt-pairs:
-	 * siblings next to each other. spread-* sort like compact, then deal out. */
-	const int compact[] = { c->node, c->llc, c->thread, c->core, c->cpu };
-	const int pairs[] = { c->node, c->llc, c->core, c->thread, c->cpu };
-
-	return sort_mode == PLACE_SMT_PAIRS ? pairs[i] : compact[i];
+	for (int i = 0; i < n; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return 0;
 }
 
-static int cmp_cpu(const void *a, const void *b)
+/* compact (and spread-*, before dealing out): an LLC's physical cores first,
+ * then their siblings. */
+static int cmp_compact(const void *a, const void *b)
 {
-	for (int i = 0; i < 5; i++) {
-		int ka = key(a, i), kb = key(b, i);
+	const struct topo_cpu *x = a, *y = b;
 
-		if (ka != kb)
-			return ka < kb ? -1 : 1;
-	}
-	return 0;
+	return cmp_keys((int[]){ x->node, x->llc, x->thread, x->core, x->cpu },
+			(int[]){ y->node, y->llc, y->thread, y->core, y->cpu }, 5);
+}
+
+/* smt-pairs: the siblings of a core next to each other. */
+static int cmp_pairs(const void *a, const void *b)
+{
+	const struct topo_cpu *x = a, *y = b;
+
+	return cmp_keys((int[]){ x->node, x->llc, x->core, x->thread, x->cpu },
+			(int[]){ y->node, y->llc, y->core, y->thread, y->cpu }, 5);
 }
 
 /* Deal the sorted CPUs out round-robin over their groups (LLCs or nodes,
@@ -232,8 +244,7 @@ int topology_place(const struct topology *t, enum placement p, int n, int *out)
 	if (!sorted)
 		return -ENOMEM;
 	memcpy(sorted, t->cpu, t->n * sizeof(*sorted));
-	sort_mode = p;
-	qsort(sorted, t->n, sizeof(*sorted), cmp_cpu);
+	qsort(sorted, t->n, sizeof(*sorted), p == PLACE_SMT_PAIRS ? cmp_pairs : cmp_compact);
 	if (p == PLACE_SPREAD_LLC || p == PLACE_SPREAD_NODE)
 		deal(sorted, t->n, p == PLACE_SPREAD_NODE, n, out);
 	else

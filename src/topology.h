@@ -28,6 +28,8 @@ enum placement { PLACE_NONE, PLACE_COMPACT, PLACE_SPREAD_LLC, PLACE_SPREAD_NODE,
 
 /* Read the topology under root ("/sys" on a machine, a fixture's copy in tests). */
 int topology_read(const char *root, struct topology *t);
+/* This machine's topology, read from /sys once; NULL if sysfs has none. */
+const struct topology *machine_topology(void);
 json_t *topology_json(const struct topology *t);
 const char *placement_name(enum placement p);
 /* CPUs for n producers by p; 0, or -E2BIG (more producers than CPUs) or

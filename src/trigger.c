@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "keys.h"
 #include "log.h"
 #include "probe.h"
 #include "trigger.h"
@@ -39,6 +40,43 @@ static const char *fentry_target(void)
 		if (kernel_has_func(fentry_targets[i]))
 			return fentry_targets[i];
 	return NULL;
+}
+
+/* --trigger nic: the CPUs that receive packets are the producers, each with
+ * its own keys; a benchmark needs producer-driven BPF programs and no pairs. */
+int trigger_validate(struct config *cfg)
+{
+	const char *family = cfg->bench->family->name;
+	int cpus = libbpf_num_possible_cpus();
+
+	if (cfg->trigger != TRIGGER_NIC) {
+		if (cfg->iface || cfg->xdp_pass || cfg->force) {
+			mb_err("--iface, --xdp-action and --force go with --trigger nic");
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	if (!cfg->iface) {
+		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
+		return EXIT_USAGE;
+	}
+	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || layout_is_pairs(cfg->bench->layout)) {
+		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
+		       cfg->bench->name);
+		return EXIT_USAGE;
+	}
+	if (cfg->producers != 1 || cfg->nr_prod_cpus || cfg->placement != PLACE_NONE) {
+		mb_err("-p, -a, --prod-affinity and --placement do not apply to --trigger nic: the CPUs that receive the packets are the producers");
+		return EXIT_USAGE;
+	}
+	if (cpus > MAX_PRODUCERS) {
+		mb_err("--trigger nic: %d possible CPUs, mapbench counts at most %d", cpus, MAX_PRODUCERS);
+		return EXIT_UNSUPPORTED;
+	}
+	cfg->producers = cpus;
+	if (cfg->batch < 0)
+		cfg->batch = UNROLL;
+	return EXIT_OK;
 }
 
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run)
@@ -120,24 +158,23 @@ static int attach_nic(struct trigger_state *t, struct run *run)
 {
 	const struct config *c = run->cfg;
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	int err;
+	int ifindex = if_nametoindex(c->iface), err;
 
-	t->ifindex = if_nametoindex(c->iface);
-	if (!t->ifindex) {
+	if (!ifindex) {
 		mb_err("--iface %s: no such interface here (ip link shows them)", c->iface);
 		return EXIT_USAGE;
 	}
-	if (!bpf_xdp_query(t->ifindex, 0, &q) && q.prog_id) {
+	if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id) {
 		if (!c->force) {
 			mb_err("%s already has an XDP program (id %u): detach it, or give --force to replace it",
 			       c->iface, q.prog_id);
 			return EXIT_USAGE;
 		}
-		bpf_xdp_detach(t->ifindex, q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+		bpf_xdp_detach(ifindex, q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
 			       q.attach_mode == XDP_ATTACHED_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE,
 			       NULL);
 	}
-	t->link = bpf_program__attach_xdp(t->nic, t->ifindex);
+	t->link = bpf_program__attach_xdp(t->nic, ifindex);
 	if (!t->link) {
 		err = errno;
 		mb_err("attaching XDP to %s failed: %s", c->iface, strerror(err));
@@ -145,7 +182,7 @@ static int attach_nic(struct trigger_state *t, struct run *run)
 	}
 	memset(&q, 0, sizeof(q));
 	q.sz = sizeof(q);
-	bpf_xdp_query(t->ifindex, 0, &q);
+	bpf_xdp_query(ifindex, 0, &q);
 	run->nic_mode = q.attach_mode == XDP_ATTACHED_SKB ? "generic" : "native";
 	if (q.attach_mode == XDP_ATTACHED_SKB)
 		snprintf(run->warning, sizeof(run->warning),

@@ -18,11 +18,13 @@ struct trigger_state {
 	struct bpf_program *xdp;
 	struct bpf_program *trace;	/* raw_tp or fentry, or NULL */
 	struct bpf_program *nic;	/* --trigger nic: runs on each received packet */
-	int ifindex;
 	struct bpf_link *link;		/* owned by the process: gone when it dies */
 	struct bpf_map *tid2prod;
 };
 
+/* The trigger's options (--trigger nic: --iface, one producer per CPU, a
+ * benchmark whose producers work alone); one-line error, EXIT_USAGE. */
+int trigger_validate(struct config *cfg);
 /* Before load: choose programs for the trigger and loop kind. */
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
 /* After a failed load: one line saying why and what to do; returns the exit status. */
