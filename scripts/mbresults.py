@@ -23,9 +23,21 @@ from statsmodels.stats.power import TTestIndPower, TTestPower
 SCHEMA = "mapbench-result"
 SCHEMA_VERSION = 2
 
-# Exit statuses shared by the scripts (gate adds 1 regression, 2 inconclusive).
+# Exit statuses shared by the scripts.
 EXIT_TOOL = 3       # unreadable input, or a bug
 EXIT_USAGE = 64     # bad command line (EX_USAGE), distinct from the gate's verdicts
+# The gate's verdicts (scripts/gate, and scripts/ab which exits with them).
+EXIT_PASS, EXIT_REGRESSION, EXIT_INCONCLUSIVE = 0, 1, 2
+# The kernel tools (kbuild, vmrun): a build or guest run failed, or bad input
+# (a tree, image or patch that is not one); interrupted by SIGINT.
+EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def label_dir(label):
+    """Where a set's runs go: results/LABEL, or LABEL itself when it is a path."""
+    return RESULTS / label if "/" not in label else Path(label)
 
 # metric -> (unit, direction: +1 higher is better, -1 lower is better).
 # "figure" is each benchmark's own headline figure; its unit is in the results.
@@ -449,7 +461,7 @@ def power_sentence(comps, alpha, power, target):
             f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
 
 
-NOISE_FLOOR = Path(__file__).resolve().parent.parent / "results" / "noise-floor.json"
+NOISE_FLOOR = RESULTS / "noise-floor.json"
 
 
 def _floor_key(cpu_model, metric, key):
