@@ -6,8 +6,12 @@ PYTHON := /usr/bin/python3
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 OUT := build
-CFLAGS ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+# -Wno-override-init: a benchmark's row names its family's defaults first, then its own.
+CFLAGS ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wno-override-init
 REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# Every object depends on the headers it includes, as the compiler lists them.
+DEPFLAGS = -MMD -MP
 APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
 LIBS := -lbpf -lelf -lz -ljansson -lgsl -lgslcblas -lm -lpthread
 ifeq ($(STATIC),1)
@@ -33,7 +37,9 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 DEB_PKGS_SLOW := linux-source-6.12
 
 .SECONDARY:
-.PHONY: all deps run suite check check-slow unit integration clean FORCE
+# A recipe that fails leaves no half-written target behind.
+.DELETE_ON_ERROR:
+.PHONY: all deps run suite check check-slow unit integration clean
 all: bench
 
 deps:
@@ -51,25 +57,32 @@ $(OUT) $(OUT)/tests:
 $(OUT)/vmlinux.h: | $(OUT)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.bpf.o: progs/%.bpf.c progs/common.bpf.h progs/bench_shared.h $(OUT)/vmlinux.h
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iprogs -c $< -o $@
+$(OUT)/%.bpf.o: progs/%.bpf.c $(OUT)/vmlinux.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(DEPFLAGS) -I$(OUT) -Iprogs -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: src/%.c $(wildcard src/*.h) progs/bench_shared.h $(SKELS) | $(OUT)
-	$(CC) $(APP_CFLAGS) -c $< -o $@
+$(OUT)/%.o: src/%.c | $(OUT)
+	$(CC) $(APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# The revision is compiled into env.o: rebuild it when the revision changes,
-# or results would name the commit env.c last changed at.
-$(OUT)/rev: FORCE | $(OUT)
-	@echo '$(REV)' | cmp -s - $@ || echo '$(REV)' > $@
+# An object that includes a skeleton needs it before its first compile, when
+# there is no dependency file yet to say so: found by grep, one rule each.
+define skel_user
+$(OUT)/$(basename $(notdir $(1))).o: $(patsubst %,$(OUT)/%,$(shell sed -n 's/^#include "\(.*\.skel\.h\)"/\1/p' $(1)))
+endef
+$(foreach c,$(BENCH_SRCS),$(eval $(call skel_user,$(c))))
+
+-include $(wildcard $(OUT)/*.d)
+
+# Stamps written when make reads this file, changed only when their text
+# changes: the revision compiled into env.o (or results would name the commit
+# env.c last changed at), and LDFLAGS (relink when STATIC=1 is switched).
+stamp = $(shell mkdir -p $(OUT) && { echo '$(2)' | cmp -s - $(OUT)/$(1) || echo '$(2)' > $(OUT)/$(1); })
+$(call stamp,rev,$(REV))
+$(call stamp,ldflags,$(LDFLAGS))
 
 $(OUT)/env.o: $(OUT)/rev
-
-# Relink when STATIC=1 is switched on or off.
-$(OUT)/ldflags: FORCE | $(OUT)
-	@echo '$(LDFLAGS)' | cmp -s - $@ || echo '$(LDFLAGS)' > $@
 
 bench: $(BENCH_OBJS) $(OUT)/ldflags
 	$(CC) $(LDFLAGS) $(BENCH_OBJS) -o $@ $(LIBS)
