@@ -2,7 +2,7 @@
 /* The batch loop and the trigger entry points shared by the producer
  * families (htab, lpm).
  *
- * A family defines, before including this header:
+ * A family includes this header, then defines the two hooks it declares:
  *   static __always_inline bool family_prepare(struct batch_state *s);
  *	set s->key and s->val for this CPU; false on failure;
  *   static __always_inline void family_step(enum step_op op, struct batch_state *s);

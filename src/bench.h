@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The benchmark interface: a configuration parsed from the command line, a
- * family of benchmarks implementing validate/setup/run/measure/teardown, and
- * the table that registers every benchmark. */
+/* The benchmark interface: a benchmark is a row of the table in registry.c
+ * (its whole contract), the command line gives options, plan_resolve()
+ * (plan.c) turns both into one read-only plan, and a family implements
+ * check/setup/run/measure/teardown against that plan. */
 #ifndef MAPBENCH_BENCH_H
 #define MAPBENCH_BENCH_H
 
@@ -19,22 +20,12 @@ enum exit_status {
 	EXIT_RUNTIME = 3,	/* it ran and failed */
 };
 
-enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC };
+/* How a batch reaches the kernel. The first four are --trigger's choices;
+ * close (the free benchmarks) and none (mem) belong to rows only. */
+enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_CLOSE,
+	       TRIGGER_NONE };
 enum key_order { KEYS_SEQ, KEYS_RANDOM };
-enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP };
-
-/* Which keys each producer visits. */
-enum key_layout {
-	LAYOUT_SHARED,		/* every producer walks all prefilled keys */
-	LAYOUT_SLICED,		/* each producer its own slice of the prefilled keys */
-	LAYOUT_FULL,		/* map filled to max-entries, sliced per producer */
-	LAYOUT_CHURN,		/* keys [nr-entries, max-entries), sliced per producer */
-	LAYOUT_CHURN_PAIRS,	/* the same, one slice per adding/deleting pair */
-	LAYOUT_STRIDED,		/* htab-mem: producer p's batch keys p, p + P, p + 2P, ... */
-	LAYOUT_STRIDED_PAIRS,	/* htab-mem: pair k's keys k, k + P/2, ... */
-	LAYOUT_ABSENT,		/* map full; producer p updates the absent key max + p */
-	LAYOUT_FROM_FIRST,	/* bpf-hashmap-lookup: keys 1..nr, every run from the first */
-};
+enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel
  * bench's name, the figure that bench prints, in its unit. */
@@ -46,7 +37,20 @@ enum figure {
 	FIG_BYTES,		/* mem: bytes per element, no producers */
 };
 
-struct config {
+/* What the terminal shows: the kernel bench's Iter/Summary lines, or mem's table. */
+enum lines { LINES_BENCH, LINES_MEM_TABLE };
+
+/* Sentinels of a row's entry counts. */
+#define ENTRIES_MAX (-2)	/* nr-entries: as many as max-entries (a full map) */
+#define ENTRIES_NR (-3)		/* max-entries: as many as nr-entries */
+#define PREFIX_ALL (-2)		/* prefix-len: every bit of the key */
+
+struct key_walk;
+struct map_kind;
+
+/* The resolved plan of one run (plan_resolve()), or, straight from the
+ * command line, only what the user gave: -1 / NULL where they gave nothing. */
+struct plan {
 	const struct bench *bench;
 	int producers;
 	int prod_cpus[MAX_PRODUCERS];	/* pinning, when nr_prod_cpus > 0 */
@@ -63,19 +67,21 @@ struct config {
 	bool force;			/* --trigger nic: replace an XDP program already there */
 	const char *json_path;
 	const char *label;
-	enum trigger trigger;
-	enum loop_kind loop;		/* auto: bpf_for where the kernel has it */
-	/* map under test; families fill the defaults left at NULL / -1 */
+	const char *from_result;	/* --from-result: the plan of an earlier run */
+	int trigger;			/* enum trigger */
+	int loop;			/* enum loop_kind; auto: bpf_for where the kernel has it */
+	/* the map under test */
 	const char *map_name;
+	const struct map_kind *map;	/* resolved from map_name */
 	int key_size;
 	int value_size;
 	long max_entries;
-	int prefix_len;			/* LPM trie keys; -1 until validated */
-	long nr_entries;		/* prefilled keys; -1 until validated */
-	int prealloc;			/* -1 default, 0 --no-prealloc, 1 --prealloc */
-	enum key_order keys;
-	unsigned int seed;
-	int batch;			/* operations per program run; -1: the benchmark's */
+	int prefix_len;			/* LPM trie keys; -1 elsewhere */
+	long nr_entries;		/* prefilled keys */
+	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
+	int keys;			/* enum key_order */
+	long long seed;
+	int batch;			/* operations per program run */
 	bool all;			/* mem: every map type */
 	const char *use_case;		/* htab-mem: which churn benchmark */
 	int argc;
@@ -83,11 +89,13 @@ struct config {
 };
 
 struct run;
+struct mem_report;
 
 struct family {
 	const char *name;
-	/* Fill defaults and reject bad combinations: one-line error, EXIT_USAGE. */
-	int (*validate)(struct config *cfg);
+	/* Refuse what the family cannot run: one-line error, EXIT_USAGE. Only
+	 * checks: every default and derived value is already in the plan. */
+	int (*check)(const struct plan *plan);
 	/* Create maps, load programs, prefill: outside any timing. */
 	int (*setup)(struct run *run);
 	/* Run one batch for producer prod (called from its thread); 0 or -errno. */
@@ -97,34 +105,48 @@ struct family {
 	void (*teardown)(struct run *run);
 	/* Once per producer thread, before its first run. */
 	int (*thread_init)(struct run *run, int prod);
-	/* For the free benchmarks: create a map named name, filled as the
-	 * configuration says, and return its fd in *fd; an exit status. */
-	int (*new_filled_map)(struct run *run, const char *name, int *fd);
-	/* Instead of setup/run/measure/teardown: measure without producers and
-	 * return the result's family-specific part in *out; an exit status. */
-	int (*oneshot)(struct run *run, json_t **out);
+	/* For the free and mem benchmarks: create a map named name as plan
+	 * describes it, filled with keys [0, nr-entries), and return its fd in
+	 * *fd; an exit status. */
+	int (*new_filled_map)(const struct plan *plan, struct run *run, const char *name, int *fd);
+	/* Instead of setup/run/measure/teardown: measure without producers
+	 * into *out (mem's table); an exit status. */
+	int (*oneshot)(struct run *run, struct mem_report *out);
 	/* For benchmarks that track memory: the map's memlock and the bytes its
 	 * cgroup is charged now, -1 where unknown. */
 	void (*memory)(struct run *run, long long *memlock, long long *charged);
 };
 
-/* A benchmark is its contract: the row of the table in registry.c says the
- * workload, and the family code reads it from here. */
+/* A benchmark is its contract: every default and choice of its workload is
+ * in its row of the table in registry.c, and nowhere else. */
 struct bench {
 	const char *name;
 	const char *aliases[3];		/* e.g. the kernel selftests bench's names */
-	const struct family *family;
-	enum bench_op op;
-	enum key_layout layout;
+	const char *group;		/* htab-mem: the name --use-case chooses within */
+	const char *use_case;
 	const char *help;
-	const char *workload;		/* keys, order, map state, flags, batch, sync */
-	enum figure figure;
-	int batch;			/* default operations per program run (0: 1024) */
-	int runs_weight;		/* FIG_RUNS_PER_PROD: count per run (0: 1) */
+	const char *workload;		/* prose: what the row's values mean together */
+	const struct family *family;
 	const struct family *target;	/* free benchmarks: whose maps are freed */
+	enum bench_op op;
+	const struct key_walk *walk;	/* which keys each producer visits (keys.h) */
+	unsigned int maps;		/* the map kinds it runs on (maps.h) */
+	const char *map;		/* default map kind */
+	int key_size, value_size;
+	long max_entries;		/* or ENTRIES_NR */
+	int (*max_entries_of)(void);	/* instead of max_entries: found on the machine */
+	long nr_entries;		/* or ENTRIES_MAX; a default above max is max */
+	int prefix_len;			/* LPM: PREFIX_ALL; -1: none */
+	int prealloc;			/* where the map kind leaves the choice */
+	int batch;			/* operations per program run */
+	enum trigger trigger;
+	enum loop_kind loop;
+	enum figure figure;
+	int runs_weight;		/* FIG_RUNS_PER_PROD: count per run (0: 1) */
+	bool slow;			/* figures in K ops/s and ms/op */
+	enum lines lines;
 	bool single_producer;		/* the op needs the map to itself */
 	bool no_prefill;		/* the map starts empty */
-	bool slow;			/* report K ops/s and ms/op */
 	bool track_mem;			/* sample the map's memory every second */
 };
 
@@ -136,28 +158,36 @@ struct figure_desc {
 };
 struct figure_desc figure_of(const struct bench *b);
 
-/* One run: its configuration and what setup resolved about the kernel. */
+#define MAX_WARNINGS 4
+
+/* One run: its plan and what setup found out about the kernel. */
 struct perf_counters;
 
 struct run {
-	struct config *cfg;
+	const struct plan *plan;
 	void *priv;
 	int map_type;			/* enum bpf_map_type value from BTF */
 	const char *map_type_name;	/* e.g. BPF_MAP_TYPE_HASH */
 	const char *loop;		/* "bpf_for" or "bpf_loop" */
-	const char *trigger;		/* trigger actually used */
 	const char *timing;		/* what the in-kernel time covers */
 	__u32 map_flags;
-	int batch;			/* batch size actually used */
-	long key_set;			/* distinct keys the producers visit */
-	char warning[160];		/* a caveat for the output and the result, or "" */
+	char warnings[MAX_WARNINGS][200];	/* caveats for the output and the result */
+	int nr_warnings;
 	struct perf_counters *perf;	/* --perf, else NULL */
 	const char *nic_mode;		/* --trigger nic: "native" or "generic" XDP */
 };
 
+/* Add a caveat to the run's output and result. */
+void run_warn(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 extern const struct bench benches[];
 extern const int nr_benches;
-const struct bench *bench_find(const char *name);
+/* The row by name or alias, or within a group by use case (NULL: the
+ * group's first row). */
+const struct bench *bench_find(const char *name, const char *use_case);
+
+const char *trigger_name(enum trigger kind);
+const char *loop_name(enum loop_kind kind);
 
 /* One line on stderr, prefixed "mapbench: ". */
 void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

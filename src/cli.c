@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line: global options in the kernel selftests bench's spelling,
  * benchmark options with both dash and underscore spellings. */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "keys.h"
+#include "parse.h"
+#include "plan.h"
 
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
+	OPT_FROM_RESULT,
 };
+
+/* The options that say how to run and report, not what: the only ones that
+ * go with --from-result. */
+static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_DRY_RUN,
+				     OPT_CONTRACTS, OPT_FROM_RESULT };
 
 static const struct option long_opts[] = {
 	{ "producers", required_argument, NULL, 'p' },
@@ -27,6 +34,7 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "from-result", required_argument, NULL, OPT_FROM_RESULT },
 	{ "perf", no_argument, NULL, OPT_PERF },
 	{ "placement", required_argument, NULL, OPT_PLACEMENT },
 	{ "help", no_argument, NULL, 'h' },
@@ -63,63 +71,11 @@ static const struct option long_opts[] = {
 	{}
 };
 
-long parse_count(const char *s)
-{
-	char *end;
-	long v, mul = 1;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		mul = 1000, end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1000000, end++;
-	if (*end || v > LONG_MAX / mul)
-		return -1;
-	return v * mul;
-}
-
-int parse_cpuset(const char *s, int *cpus, int max)
-{
-	int n = 0;
-
-	if (!*s)
-		return -1;
-	while (*s) {
-		char *end;
-		long lo = strtol(s, &end, 10), hi;
-
-		if (end == s || lo < 0 || *s == '-' || *s == '+')
-			return -1;
-		hi = lo;
-		if (*end == '-') {
-			s = end + 1;
-			hi = strtol(s, &end, 10);
-			if (end == s || hi < lo)
-				return -1;
-		}
-		for (long c = lo; c <= hi; c++) {
-			if (n >= max)
-				return -1;
-			cpus[n++] = (int)c;
-		}
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return -1;
-		s = end;
-	}
-	return n;
-}
-
 void cli_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ./bench [OPTIONS] BENCHMARK [OPTIONS]\n"
+"       ./bench --from-result FILE [--json FILE] [--label TEXT] [-q] [--dry-run]\n"
 "       ./bench -l\n"
 "\n"
 "Global options:\n"
@@ -142,27 +98,25 @@ void cli_usage(FILE *f)
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
-"      --dry-run           check the benchmark and its options, load nothing\n"
+"      --dry-run           check the benchmark and its options, print the resolved\n"
+"                          plan (the result's params), load nothing\n"
+"      --from-result FILE  run the plan an earlier result recorded (its params)\n"
 "      --placement P       pin producers by topology: compact (one LLC's cores first),\n"
 "                          spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)\n"
 "      --perf              cycles, instructions, cache and dTLB misses, task-clock and\n"
 "                          context switches of the producer threads, per operation\n"
-"Map options:\n"
-"      --map TYPE          htab (default), percpu, lru, lru_percpu, rhtab\n"
-"      --key-size N        bytes, 4..512 (default 4); LPM: address bytes, 4 or 16\n"
-"      --value-size N      bytes (default 8; LPM: 4)\n"
-"      --max-entries N     map capacity (default 1000, LPM: nr-entries,\n"
-"                          htab-mem: max(8192, 64 x CPUs); K and M suffixes)\n"
+"Map options (each benchmark's defaults are in the table below):\n"
+"      --map TYPE          htab, percpu, lru, lru_percpu, rhtab (hash benchmarks)\n"
+"      --key-size N        bytes: hash keys 4..512; LPM: address bytes 4..256\n"
+"                          (4 for IPv4, 16 for IPv6)\n"
+"      --value-size N      bytes\n"
+"      --max-entries N     map capacity (K and M suffixes)\n"
 "      --prefix-len N      LPM prefix length (default: all key bits)\n"
-"      --nr-entries N      keys prefilled (default: max-entries; 0 for\n"
-"                          htab-overwrite, htab-batch_add_batch_del,\n"
-"                          htab-add_del_on_diff_cpu and htab-mem; 500 for\n"
-"                          bpf-hashmap-lookup; LPM: 10000)\n"
+"      --nr-entries N      keys prefilled\n"
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
 "      --keys seq|random   key order; random is a precomputed permutation\n"
 "      --seed N            permutation seed (default 1)\n"
-"      --batch N           operations per program run (default: the\n"
-"                          benchmark's, see --contracts; else 1024)\n"
+"      --batch N           operations per program run\n"
 "      --all               mem: measure every map type\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
@@ -172,18 +126,44 @@ void cli_usage(FILE *f)
 "and the kernel bench's benchmark names are accepted.\n"
 "Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure,\n"
 "130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
+	cli_defaults(f);
+}
+
+/* Each benchmark's plan when no option is given, from its row. */
+void cli_defaults(FILE *f)
+{
+	fprintf(f, "\nDefaults (on this machine):\n%-29s %-9s %4s %5s %7s %7s %7s %2s %-6s %-5s %s\n",
+		"benchmark", "map", "key", "value", "max", "nr", "batch", "p", "trig", "loop",
+		"key walk");
+	for (int i = 0; i < nr_benches; i++) {
+		struct plan given, p;
+
+		plan_unset(&given);
+		given.bench = &benches[i];
+		/* pairs: the smallest -p they run with */
+		given.producers = given.bench->walk && given.bench->walk->pairs ? 2 : 1;
+		if (plan_resolve(&given, &p))
+			continue;
+		fprintf(f, "%-29s %-9s %4d %5d %7ld %7ld %7d %2d %-6s %-5s %s\n", p.bench->name,
+			p.map_name, p.key_size, p.value_size, p.max_entries, p.nr_entries,
+			p.bench->walk ? p.batch : 0, p.producers, trigger_name(p.trigger),
+			p.loop == LOOP_AUTO ? "auto" : loop_name(p.loop),
+			p.bench->walk ? p.bench->walk->name : "-");
+	}
 }
 
 void cli_contracts(FILE *f)
 {
-	fprintf(f, "| benchmark | alias | workload | figure | unit | clock |\n");
+	fprintf(f, "| benchmark | alias | workload | key walk | trigger | loop | batch | figure | unit | clock |\n");
 	fprintf(f, "|-\n");
 	for (int i = 0; i < nr_benches; i++) {
 		const struct bench *b = &benches[i];
 		struct figure_desc d = figure_of(b);
 
-		fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", b->name, b->aliases[0] ?: "",
-			b->workload, d.name, d.unit, d.clock);
+		fprintf(f, "| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", b->name,
+			b->aliases[0] ?: "", b->workload, b->walk ? b->walk->name : "none",
+			trigger_name(b->trigger), loop_name(b->loop), b->batch, d.name, d.unit,
+			d.clock);
 	}
 }
 
@@ -197,24 +177,6 @@ void cli_list(FILE *f)
 			fprintf(f, "%s%s", a ? ", " : " (alias: ", b->aliases[a]);
 		fprintf(f, "%s\n", b->aliases[0] ? ")" : "");
 	}
-}
-
-static void config_defaults(struct config *cfg, int argc, char **argv)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->producers = 1;
-	cfg->warmup = 1;
-	cfg->duration = 5;
-	cfg->key_size = 4;
-	cfg->value_size = -1;
-	cfg->max_entries = -1;
-	cfg->prefix_len = -1;
-	cfg->nr_entries = -1;
-	cfg->prealloc = -1;
-	cfg->seed = 1;
-	cfg->batch = -1;
-	cfg->argc = argc;
-	cfg->argv = argv;
 }
 
 /* A number option in [min, max], or a one-line error naming the option. */
@@ -264,91 +226,97 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 
 /* The benchmark by name or alias; htab-mem picks one by --use-case, as the
  * kernel bench does. */
-static int find_bench(struct config *cfg, const char *name)
+static int find_bench(struct plan *given, const char *name)
 {
-	char full[64];
-
-	if (!strcmp(name, "htab-mem")) {
-		snprintf(full, sizeof(full), "htab-mem-%s", cfg->use_case ?: "overwrite");
-		cfg->bench = bench_find(full);
-		if (!cfg->bench) {
-			mb_err("--use-case takes overwrite, batch_add_batch_del or add_del_on_diff_cpu, not '%s'",
-			       cfg->use_case);
-			return EXIT_USAGE;
-		}
-		return EXIT_OK;
+	given->bench = bench_find(name, given->use_case);
+	if (!given->bench && bench_find(name, NULL)) {
+		mb_err("--use-case takes overwrite, batch_add_batch_del or add_del_on_diff_cpu, not '%s'",
+		       given->use_case);
+		return EXIT_USAGE;
 	}
-	cfg->bench = bench_find(name);
-	if (!cfg->bench) {
+	if (!given->bench) {
 		mb_err("unknown benchmark '%s'; ./bench -l lists them", name);
 		return EXIT_USAGE;
 	}
-	if (cfg->use_case) {
+	if (given->use_case && !given->bench->group) {
 		mb_err("--use-case is for htab-mem, not %s", name);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
 }
 
-int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action)
+static bool run_only(int opt)
 {
+	for (size_t i = 0; i < sizeof(run_only_opts) / sizeof(*run_only_opts); i++)
+		if (run_only_opts[i] == opt)
+			return true;
+	return false;
+}
+
+int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action)
+{
+	bool workload_opts = false;
 	int c;
 
-	config_defaults(cfg, argc, argv);
+	plan_unset(given);
+	given->argc = argc;
+	given->argv = argv;
 	*action = CLI_RUN;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:aw:d:qvlh", long_opts, NULL)) != -1) {
+		workload_opts |= !run_only(c);
 		switch (c) {
-		case 'p': NUM("producers", 1, MAX_PRODUCERS, cfg->producers); break;
-		case 'w': NUM("warmup", 0, 3600, cfg->warmup); break;
-		case 'd': NUM("duration", 1, 86400, cfg->duration); break;
+		case 'p': NUM("producers", 1, MAX_PRODUCERS, given->producers); break;
+		case 'w': NUM("warmup", 0, 3600, given->warmup); break;
+		case 'd': NUM("duration", 1, 86400, given->duration); break;
 		case 'a':
-			cfg->nr_prod_cpus = MAX_PRODUCERS;
+			given->nr_prod_cpus = MAX_PRODUCERS;
 			for (int i = 0; i < MAX_PRODUCERS; i++)
-				cfg->prod_cpus[i] = i;
+				given->prod_cpus[i] = i;
 			break;
 		case OPT_PROD_AFFINITY:
-			cfg->nr_prod_cpus = parse_cpuset(optarg, cfg->prod_cpus, MAX_PRODUCERS - 1);
-			if (cfg->nr_prod_cpus <= 0) {
+			given->nr_prod_cpus = parse_cpuset(optarg, given->prod_cpus, MAX_PRODUCERS - 1);
+			if (given->nr_prod_cpus <= 0) {
 				mb_err("--prod-affinity takes a CPU list such as 0-3,6, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 'q': cfg->quiet = true; break;
-		case 'v': cfg->verbose = true; break;
+		case 'q': given->quiet = true; break;
+		case 'v': given->verbose = true; break;
 		case 'l': *action = CLI_LIST; break;
 		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
-		case OPT_DRY_RUN: cfg->dry_run = true; break;
-		case OPT_PERF: cfg->perf = true; break;
+		case OPT_DRY_RUN: given->dry_run = true; break;
+		case OPT_FROM_RESULT: given->from_result = optarg; break;
+		case OPT_PERF: given->perf = true; break;
 		/* Names in enum placement order. */
 		case OPT_PLACEMENT:
-			CHOICE("placement", cfg->placement, "none", "compact", "spread-llc",
+			CHOICE("placement", given->placement, "none", "compact", "spread-llc",
 			       "spread-node", "smt-pairs");
 			break;
 		case 'h': *action = CLI_HELP; break;
-		case OPT_JSON: cfg->json_path = optarg; break;
-		case OPT_LABEL: cfg->label = optarg; break;
+		case OPT_JSON: given->json_path = optarg; break;
+		case OPT_LABEL: given->label = optarg; break;
 		/* Names in enum order. */
-		case OPT_TRIGGER: CHOICE("trigger", cfg->trigger, "xdp", "raw_tp", "fentry", "nic"); break;
-		case OPT_IFACE: cfg->iface = optarg; break;
-		case OPT_XDP_ACTION: CHOICE("xdp-action", cfg->xdp_pass, "drop", "pass"); break;
-		case OPT_FORCE: cfg->force = true; break;
-		case OPT_MAP: cfg->map_name = optarg; break;
-		case OPT_KEY_SIZE: NUM("key-size", 1, 1 << 20, cfg->key_size); break;
-		case OPT_VALUE_SIZE: NUM("value-size", 1, 1 << 20, cfg->value_size); break;
-		case OPT_MAX_ENTRIES: NUM("max-entries", 1, 1L << 31, cfg->max_entries); break;
-		case OPT_NR_ENTRIES: NUM("nr-entries", 0, 1L << 31, cfg->nr_entries); break;
-		case OPT_NO_PREALLOC: cfg->prealloc = 0; break;
-		case OPT_PREALLOC: cfg->prealloc = 1; break;
-		case OPT_RANDOM: cfg->keys = KEYS_RANDOM; break;
-		case OPT_KEYS: CHOICE("keys", cfg->keys, "seq", "random"); break;
-		case OPT_LOOP: CHOICE("loop", cfg->loop, "auto", "bpf_for", "bpf_loop"); break;
-		case OPT_ALL: cfg->all = true; break;
-		case OPT_USE_CASE: cfg->use_case = optarg; break;
-		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, cfg->prefix_len); break;
-		case OPT_SEED: NUM("seed", 0, UINT32_MAX, cfg->seed); break;
-		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, cfg->batch); break;
+		case OPT_TRIGGER: CHOICE("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic"); break;
+		case OPT_IFACE: given->iface = optarg; break;
+		case OPT_XDP_ACTION: CHOICE("xdp-action", given->xdp_pass, "drop", "pass"); break;
+		case OPT_FORCE: given->force = true; break;
+		case OPT_MAP: given->map_name = optarg; break;
+		case OPT_KEY_SIZE: NUM("key-size", 1, 1 << 20, given->key_size); break;
+		case OPT_VALUE_SIZE: NUM("value-size", 1, 1 << 20, given->value_size); break;
+		case OPT_MAX_ENTRIES: NUM("max-entries", 1, 1L << 31, given->max_entries); break;
+		case OPT_NR_ENTRIES: NUM("nr-entries", 0, 1L << 31, given->nr_entries); break;
+		case OPT_NO_PREALLOC: given->prealloc = 0; break;
+		case OPT_PREALLOC: given->prealloc = 1; break;
+		case OPT_RANDOM: given->keys = KEYS_RANDOM; break;
+		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random"); break;
+		case OPT_LOOP: CHOICE("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
+		case OPT_ALL: given->all = true; break;
+		case OPT_USE_CASE: given->use_case = optarg; break;
+		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, given->prefix_len); break;
+		case OPT_SEED: NUM("seed", 0, UINT32_MAX, given->seed); break;
+		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, given->batch); break;
 		case ':':
 			mb_err("option '%s' needs a value; see ./bench --help", argv[optind - 1]);
 			return EXIT_USAGE;
@@ -359,6 +327,13 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 	}
 	if (*action != CLI_RUN)
 		return EXIT_OK;
+	if (given->from_result) {
+		if (optind < argc || workload_opts) {
+			mb_err("--from-result runs the recorded plan as it is: give only --json, --label, -q, -v or --dry-run with it");
+			return EXIT_USAGE;
+		}
+		return plan_from_result(given->from_result, given);
+	}
 	if (optind >= argc) {
 		mb_err("no benchmark given; ./bench -l lists them");
 		return EXIT_USAGE;
@@ -367,5 +342,5 @@ int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action
 		mb_err("one benchmark at a time: '%s' then '%s'", argv[optind], argv[optind + 1]);
 		return EXIT_USAGE;
 	}
-	return find_bench(cfg, argv[optind]);
+	return find_bench(given, argv[optind]);
 }

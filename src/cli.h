@@ -6,15 +6,17 @@
 
 enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS };
 
-/* Parse argv into cfg. Returns EXIT_OK or EXIT_USAGE (after one line on stderr). */
-int cli_parse(int argc, char **argv, struct config *cfg, enum cli_action *action);
-/* "0-3,6" -> cpus[]; returns the count, or -1 on a malformed or too long list. */
-int parse_cpuset(const char *s, int *cpus, int max);
-/* Decimal count with an optional K or M (x1000, x1000000) suffix; -1 if invalid. */
-long parse_count(const char *s);
+/* Parse argv into what the user gave (-1 / NULL for the rest; with
+ * --from-result, what that result recorded). EXIT_OK, or an exit status
+ * after one line on stderr. */
+int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action);
+/* --help: the options, then cli_defaults(). */
 void cli_usage(FILE *f);
+/* Every benchmark's plan with no option given, one line each. */
+void cli_defaults(FILE *f);
 void cli_list(FILE *f);
-/* The contract table (org): benchmark, alias, workload, figure, unit, clock. */
+/* The contract table (org): benchmark, alias, workload, key walk, trigger,
+ * loop, batch, figure, unit, clock. */
 void cli_contracts(FILE *f);
 
 #endif

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "parse.h"
+#include "sysfs.h"
 #include "cpu.h"
 
 #define MAX_CPUS 4096
@@ -19,18 +20,10 @@ bool cpu_is_online(int cpu)
 {
 	static int cpus[MAX_CPUS];
 	static int n = -1;
-	char buf[4096] = "";
-	FILE *f;
+	char buf[4096];
 
-	if (n < 0) {
-		f = fopen("/sys/devices/system/cpu/online", "r");
-		if (f && fgets(buf, sizeof(buf), f)) {
-			buf[strcspn(buf, "\n")] = 0;
-			n = parse_cpuset(buf, cpus, MAX_CPUS);
-		}
-		if (f)
-			fclose(f);
-	}
+	if (n < 0 && !read_first_line("/sys/devices/system/cpu/online", buf, sizeof(buf)))
+		n = parse_cpuset(buf, cpus, MAX_CPUS);
 	if (n < 0)
 		return cpu < cpu_online_count();
 	for (int i = 0; i < n; i++)
@@ -40,11 +33,11 @@ bool cpu_is_online(int cpu)
 }
 
 /* --placement: the producers' CPUs from the machine's topology. */
-static int place_by_topology(struct config *cfg)
+static int place_by_topology(struct plan *plan)
 {
 	const struct topology *t = machine_topology();
 
-	if (cfg->nr_prod_cpus) {
+	if (plan->nr_prod_cpus) {
 		mb_err("--placement and -a/--prod-affinity both choose the producers' CPUs: give one");
 		return EXIT_USAGE;
 	}
@@ -52,33 +45,33 @@ static int place_by_topology(struct config *cfg)
 		mb_err("--placement: cannot read the CPU topology under /sys/devices/system/cpu");
 		return EXIT_UNSUPPORTED;
 	}
-	if (topology_place(t, cfg->placement, cfg->producers, cfg->prod_cpus))
+	if (topology_place(t, plan->placement, plan->producers, plan->prod_cpus))
 		return EXIT_USAGE;
-	cfg->nr_prod_cpus = cfg->producers;
+	plan->nr_prod_cpus = plan->producers;
 	return EXIT_OK;
 }
 
-int cpu_validate(struct config *cfg)
+int cpu_plan(struct plan *plan)
 {
-	bool all = cfg->nr_prod_cpus == MAX_PRODUCERS;	/* -a */
+	bool all = plan->nr_prod_cpus == MAX_PRODUCERS;	/* -a */
 
-	if (cfg->placement != PLACE_NONE)
-		return place_by_topology(cfg);
-	if (!cfg->nr_prod_cpus)
+	if (plan->placement != PLACE_NONE)
+		return place_by_topology(plan);
+	if (!plan->nr_prod_cpus)
 		return EXIT_OK;
-	if (all && cfg->producers > cpu_online_count()) {
+	if (all && plan->producers > cpu_online_count()) {
 		mb_err("more pinned producers (%d) than online CPUs (%d): lower -p or drop -a",
-		       cfg->producers, cpu_online_count());
+		       plan->producers, cpu_online_count());
 		return EXIT_USAGE;
 	}
-	if (!all && cfg->producers > cfg->nr_prod_cpus) {
-		mb_err("--prod-affinity names %d CPUs for %d producers", cfg->nr_prod_cpus,
-		       cfg->producers);
+	if (!all && plan->producers > plan->nr_prod_cpus) {
+		mb_err("--prod-affinity names %d CPUs for %d producers", plan->nr_prod_cpus,
+		       plan->producers);
 		return EXIT_USAGE;
 	}
-	for (int i = 0; i < cfg->producers; i++)
-		if (!cpu_is_online(cfg->prod_cpus[i])) {
-			mb_err("CPU %d in --prod-affinity is not online", cfg->prod_cpus[i]);
+	for (int i = 0; i < plan->producers; i++)
+		if (!cpu_is_online(plan->prod_cpus[i])) {
+			mb_err("CPU %d in --prod-affinity is not online", plan->prod_cpus[i]);
 			return EXIT_USAGE;
 		}
 	return EXIT_OK;

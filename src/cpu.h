@@ -3,8 +3,10 @@
 #define MAPBENCH_CPU_H
 #include "bench.h"
 
-/* Reject pinning to CPUs that are not online, or more pinned producers than CPUs. */
-int cpu_validate(struct config *cfg);
+/* plan_resolve()'s part for the producers' CPUs: --placement chooses them
+ * by topology; pinning to CPUs that are not online, or more pinned
+ * producers than CPUs, is refused. */
+int cpu_plan(struct plan *plan);
 /* Pin the calling thread to one CPU; 0 or -errno. */
 int cpu_pin_self(int cpu);
 int cpu_online_count(void);

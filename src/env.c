@@ -9,33 +9,17 @@
 #include <bpf/libbpf.h>
 #include "cpu.h"
 #include "env.h"
+#include "sysfs.h"
 
 #ifndef MAPBENCH_REV
 #define MAPBENCH_REV "unknown"
 #endif
 
-/* First line of a file, trimmed; NULL if unreadable. */
-static const char *read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *ok;
-
-	if (!f)
-		return NULL;
-	ok = fgets(buf, len, f);
-	fclose(f);
-	if (!ok)
-		return NULL;
-	buf[strcspn(buf, "\n")] = 0;
-	return buf;
-}
-
 static json_t *file_or_unknown(const char *path)
 {
 	char buf[4096];
-	const char *v = read_line(path, buf, sizeof(buf));
 
-	return json_string(v ? v : "unknown");
+	return json_string(read_first_line(path, buf, sizeof(buf)) ? "unknown" : buf);
 }
 
 static json_t *cpu_model(void)
@@ -111,8 +95,8 @@ json_t *env_json(const struct run *run)
 		"date", now_utc(),
 		"libbpf_version", libbpf,
 		"mapbench_revision", MAPBENCH_REV,
-		"label", run->cfg->label ? json_string(run->cfg->label) : json_null(),
-		"trigger", run->trigger ? run->trigger : "none",
-		"loop", run->loop ? run->loop : "none",
+		"label", run->plan->label ? json_string(run->plan->label) : json_null(),
+		"trigger", trigger_name(run->plan->trigger),
+		"loop", run->loop ? run->loop : loop_name(run->plan->loop),
 		"topology", machine_topology() ? topology_json(machine_topology()) : json_null());
 }

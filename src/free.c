@@ -71,7 +71,7 @@ int map_create_filled(const struct map_spec *spec, int *fd)
 		}
 	}
 	for (long i = 0; !err && i < spec->n; i++)
-		spec->key(spec->cfg, keys + i * spec->key_size, i);
+		spec->key(spec->plan, keys + i * spec->key_size, i);
 	if (!err && (err = map_fill(*fd, keys, spec->key_size, vals, spec->value_buf, spec->n))) {
 		mb_err("filling the %s failed: %s", spec->what, strerror(-err));
 		close(*fd);
@@ -82,9 +82,9 @@ int map_create_filled(const struct map_spec *spec, int *fd)
 	return err;
 }
 
-static int free_validate(struct config *cfg)
+static int free_check(const struct plan *plan)
 {
-	return cfg->bench->target->validate(cfg);
+	return plan->bench->target->check(plan);
 }
 
 /* Load with fentry/fexit, or where the kernel refuses them, tp_btf on the
@@ -127,7 +127,8 @@ static int load_timing(struct free_state *st, struct run *run)
 
 static int free_setup(struct run *run)
 {
-	const struct family *target = run->cfg->bench->target;
+	const struct plan *plan = run->plan;
+	const struct family *target = plan->bench->target;
 	struct free_state *st = calloc(1, sizeof(*st));
 	char probe[16];
 	int fd, err;
@@ -135,13 +136,11 @@ static int free_setup(struct run *run)
 	if (!st)
 		return EXIT_RUNTIME;
 	run->priv = st;
-	run->trigger = "close";
-	run->loop = "none";
 	snprintf(st->name, sizeof(st->name), "mbf%d", getpid());
 	/* One map first, under another name, so a configuration the kernel
 	 * refuses fails here with its own message. */
 	snprintf(probe, sizeof(probe), "mbp%d", getpid());
-	err = target->new_filled_map(run, probe, &fd);
+	err = target->new_filled_map(plan, run, probe, &fd);
 	if (err)
 		return err;
 	close(fd);
@@ -149,8 +148,6 @@ static int free_setup(struct run *run)
 	if (err)
 		return err;
 	memset(st->skel->bss->cnt, 0, sizeof(st->skel->bss->cnt));
-	run->batch = 1;
-	run->key_set = run->cfg->nr_entries;
 	return EXIT_OK;
 }
 
@@ -159,7 +156,7 @@ static int free_run(struct run *run, int prod)
 	struct free_state *st = run->priv;
 	int fd;
 
-	if (run->cfg->bench->target->new_filled_map(run, st->name, &fd))
+	if (run->plan->bench->target->new_filled_map(run->plan, run, st->name, &fd))
 		return -EIO;
 	close(fd);	/* the last reference: the kernel queues the free */
 	return 0;
@@ -169,7 +166,7 @@ static void free_measure(struct run *run, struct prod_counters *out)
 {
 	struct free_state *st = run->priv;
 
-	counters_snapshot(st->skel->bss->cnt, run->cfg->producers, out);
+	counters_snapshot(st->skel->bss->cnt, run->plan->producers, out);
 }
 
 static void free_teardown(struct run *run)
@@ -185,7 +182,7 @@ static void free_teardown(struct run *run)
 
 const struct family free_family = {
 	.name = "free",
-	.validate = free_validate,
+	.check = free_check,
 	.setup = free_setup,
 	.run = free_run,
 	.measure = free_measure,

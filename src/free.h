@@ -18,8 +18,8 @@ struct map_spec {
 	__u32 type, key_size, value_size, flags;
 	long max_entries, n;
 	size_t value_buf;		/* bytes of one value in user space (per-CPU: all CPUs) */
-	const struct config *cfg;
-	void (*key)(const struct config *cfg, void *key, __u32 id);	/* key of id, zeroed */
+	const struct plan *plan;
+	void (*key)(const struct plan *plan, void *key, __u32 id);	/* key of id, zeroed */
 };
 
 /* Create and fill; *fd on success. An exit status, after a one-line error. */

@@ -1,224 +1,231 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Which keys each producer visits, and the key order the BPF side reads. */
+/* Key walks (which keys each producer visits) and the key order the BPF
+ * side reads. */
 #include <errno.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cpu.h"
 #include "keys.h"
 
-#define DEFAULT_BATCH 1024
-/* bpf-hashmap-lookup's defaults: 500 keys in a 1000-entry map. */
-#define FROM_FIRST_NR 500
-
-static bool layout_is_churn(enum key_layout l)
+static int all_share(const struct plan *plan)
 {
-	return l == LAYOUT_CHURN || l == LAYOUT_CHURN_PAIRS;
+	return 0;
 }
 
-bool layout_is_pairs(enum key_layout l)
+static int per_producer(const struct plan *plan)
 {
-	return l == LAYOUT_CHURN_PAIRS || l == LAYOUT_STRIDED_PAIRS;
+	return plan->producers;
 }
 
-static bool layout_is_strided(enum key_layout l)
+static int per_pair(const struct plan *plan)
 {
-	return l == LAYOUT_STRIDED || l == LAYOUT_STRIDED_PAIRS;
+	return plan->producers / 2;
 }
 
-/* Producers, or pairs of producers, that share nothing. */
-static int key_groups(const struct config *cfg)
+static long prefilled(const struct plan *plan)
 {
-	return layout_is_pairs(cfg->bench->layout) ? cfg->producers / 2 : cfg->producers;
+	return plan->nr_entries;
 }
 
-/* Number of key slices, or 0 if all producers walk the whole key set. */
-static int layout_slices(const struct config *cfg)
+/* The keys above the prefilled ones: [nr-entries, max-entries). */
+static long above_prefill(const struct plan *plan)
 {
-	switch (cfg->bench->layout) {
-	case LAYOUT_SHARED:
-	case LAYOUT_FROM_FIRST:
-		return 0;
-	default:
-		return key_groups(cfg);
-	}
+	return plan->max_entries - plan->nr_entries;
 }
 
-long layout_key_set(const struct config *cfg)
+static long batch_per_slice(const struct plan *plan)
 {
-	switch (cfg->bench->layout) {
-	case LAYOUT_CHURN:
-	case LAYOUT_CHURN_PAIRS:
-		return cfg->max_entries - cfg->nr_entries;
-	case LAYOUT_STRIDED:
-	case LAYOUT_STRIDED_PAIRS:
-		return (long)key_groups(cfg) * cfg->batch;
-	case LAYOUT_ABSENT:
-		return cfg->producers;
-	default:
-		return cfg->nr_entries;
-	}
+	return (long)plan->bench->walk->slices(plan) * plan->batch;
 }
 
-long layout_key_slots(const struct config *cfg)
+static long one_per_producer(const struct plan *plan)
 {
-	return cfg->max_entries + (cfg->bench->layout == LAYOUT_ABSENT ? cfg->producers : 0);
+	return plan->producers;
 }
 
-int htab_mem_max_entries(void)
+/* Producers start spread over the shared keys. */
+static void spread(const struct plan *plan, int p, long *lo, long *hi, long *cur)
 {
-	int cpus = cpu_online_count();
-
-	return cpus * 64 > 8192 ? cpus * 64 : 8192;
+	*lo = 0, *hi = plan->nr_entries, *cur = plan->nr_entries * p / plan->producers;
 }
 
-/* Defaults and checks of the layouts that follow a kernel bench. */
-static int kernel_layout_validate(struct config *cfg)
+static void from_first(const struct plan *plan, int p, long *lo, long *hi, long *cur)
 {
-	const struct bench *b = cfg->bench;
-	long groups = key_groups(cfg);
+	*lo = *cur = 0, *hi = plan->nr_entries;
+}
 
-	if (cfg->keys == KEYS_RANDOM) {
-		mb_err("%s visits its keys in the kernel bench's order: drop --keys random", b->name);
+/* Slice g of [base, base + key set) for producer p (or p's pair). */
+static void slice(const struct plan *plan, int p, long *lo, long *hi, long *cur)
+{
+	const struct key_walk *w = plan->bench->walk;
+	long base = w->key_set == above_prefill ? plan->nr_entries : 0;
+	long keys = w->key_set(plan);
+	int slices = w->slices(plan), g = w->pairs ? p / 2 : p;
+
+	*lo = *cur = base + keys * g / slices;
+	*hi = base + keys * (g + 1) / slices;
+}
+
+static void batch_slice(const struct plan *plan, int p, long *lo, long *hi, long *cur)
+{
+	int g = plan->bench->walk->pairs ? p / 2 : p;
+
+	*lo = *cur = (long)g * plan->batch, *hi = *lo + plan->batch;
+}
+
+static void absent_key(const struct plan *plan, int p, long *lo, long *hi, long *cur)
+{
+	*lo = *cur = plan->max_entries + p, *hi = *lo + 1;
+}
+
+/* bpf-hashmap-lookup's keys are 1..nr. */
+static void ids_from_one(const struct plan *plan, __u32 *ids)
+{
+	for (long i = 0; i < walk_key_slots(plan); i++)
+		ids[i] = i + 1;
+}
+
+/* The kernel's htab-mem: key j of group g is g + j x groups. */
+static void ids_strided(const struct plan *plan, __u32 *ids)
+{
+	long groups = plan->bench->walk->slices(plan);
+
+	for (long g = 0; g < groups; g++)
+		for (long j = 0; j < plan->batch; j++)
+			ids[g * plan->batch + j] = g + j * groups;
+}
+
+static int at_least_one_key(struct plan *plan)
+{
+	if (plan->nr_entries < 1) {
+		mb_err("%s needs at least one key: raise --nr-entries", plan->bench->name);
 		return EXIT_USAGE;
 	}
-	switch (b->layout) {
-	case LAYOUT_STRIDED:
-	case LAYOUT_STRIDED_PAIRS:
-		if (cfg->nr_entries > 0) {
-			mb_err("%s starts from an empty map: drop --nr-entries", b->name);
-			return EXIT_USAGE;
-		}
-		cfg->nr_entries = 0;
-		if (groups * cfg->batch > cfg->max_entries) {
-			mb_err("%s needs %d keys per %s (--batch) for %ld %ss, more than --max-entries %ld",
-			       b->name, cfg->batch, layout_is_pairs(b->layout) ? "pair" : "producer",
-			       groups, layout_is_pairs(b->layout) ? "pair" : "producer",
-			       cfg->max_entries);
-			return EXIT_USAGE;
-		}
-		return EXIT_OK;
-	case LAYOUT_ABSENT:
-		return EXIT_OK;	/* the map is filled: see layout_validate() */
-	default:	/* LAYOUT_FROM_FIRST: whole passes over the keys per run */
-		if (cfg->nr_entries < 0)
-			cfg->nr_entries = cfg->max_entries < FROM_FIRST_NR ? cfg->max_entries
-									   : FROM_FIRST_NR;
-		if (cfg->nr_entries < 1) {
-			mb_err("%s needs at least one key: raise --nr-entries", b->name);
-			return EXIT_USAGE;
-		}
-		if (cfg->batch >= cfg->nr_entries)
-			cfg->batch = cfg->batch / cfg->nr_entries * cfg->nr_entries;
-		return EXIT_OK;
-	}
-}
-
-int layout_validate(struct config *cfg)
-{
-	const struct bench *b = cfg->bench;
-	long keys, per;
-	int slices;
-
-	if (cfg->batch < 0)
-		cfg->batch = b->batch ?: DEFAULT_BATCH;
-	if (layout_is_pairs(b->layout) && cfg->producers % 2) {
-		mb_err("%s adds on one producer and deletes on the next: -p must be even, not %d",
-		       b->name, cfg->producers);
-		return EXIT_USAGE;
-	}
-	if (b->layout == LAYOUT_FULL || b->layout == LAYOUT_ABSENT) {
-		if (cfg->nr_entries >= 0 && cfg->nr_entries != cfg->max_entries) {
-			mb_err("%s fills the map: --nr-entries (%ld) must equal --max-entries (%ld) or be left out",
-			       b->name, cfg->nr_entries, cfg->max_entries);
-			return EXIT_USAGE;
-		}
-		cfg->nr_entries = cfg->max_entries;
-	}
-	if (op_works_to_end(b->op) && cfg->keys == KEYS_RANDOM) {
-		mb_err("%s works through the keys in order, as the kernel bench does: drop --keys random",
-		       b->name);
-		return EXIT_USAGE;
-	}
-	if (layout_is_strided(b->layout) || b->layout == LAYOUT_ABSENT ||
-	    b->layout == LAYOUT_FROM_FIRST) {
-		int err = kernel_layout_validate(cfg);
-
-		if (err)
-			return err;
-	}
-	if (cfg->nr_entries < 0)
-		cfg->nr_entries = layout_is_churn(b->layout) ? 0 : cfg->max_entries;
-	if (cfg->nr_entries > cfg->max_entries) {
-		mb_err("--nr-entries (%ld) is larger than --max-entries (%ld)",
-		       cfg->nr_entries, cfg->max_entries);
-		return EXIT_USAGE;
-	}
-	cfg->batch -= cfg->batch % UNROLL;
-	if (cfg->batch < UNROLL)
-		cfg->batch = UNROLL;
-	if (layout_is_strided(b->layout) || b->layout == LAYOUT_ABSENT)
-		return EXIT_OK;
-	keys = layout_key_set(cfg);
-	slices = layout_slices(cfg);
-	per = slices ? keys / slices : keys;
-	if (!slices && per < 1) {
-		mb_err("%s needs at least one key: raise --nr-entries", b->name);
-		return EXIT_USAGE;
-	}
-	/* Producers that remove keys need a batch of distinct keys each. */
-	if (slices && per < UNROLL) {
-		mb_err("%s needs at least %d keys per producer, but has %ld (%s / producers); raise it",
-		       b->name, UNROLL, per,
-		       layout_is_churn(b->layout) ? "max-entries minus nr-entries" : "nr-entries");
-		return EXIT_USAGE;
-	}
-	/* A batch must not visit a key twice where the op removes it; ops that
-	 * work to the end of the range stop there by themselves. */
-	if (slices && cfg->batch > per && !op_works_to_end(b->op))
-		cfg->batch = per - per % UNROLL;
 	return EXIT_OK;
 }
 
-/* Producer p's range of keys[] slots: [*lo, *hi), starting at *cur. */
-static void producer_range(const struct config *cfg, int p, long *lo, long *hi, long *cur)
+/* Whole passes over the keys in each run, as bpf-hashmap-lookup does. */
+static int whole_passes(struct plan *plan)
 {
-	const struct bench *b = cfg->bench;
-	long base = layout_is_churn(b->layout) ? cfg->nr_entries : 0;
-	long keys = layout_key_set(cfg);
-	int slices = layout_slices(cfg);
-	int g = layout_is_pairs(b->layout) ? p / 2 : p;
+	int err = at_least_one_key(plan);
 
-	switch (b->layout) {
-	case LAYOUT_SHARED:
-		/* Spread the producers' starting points over the shared keys. */
-		*lo = 0, *hi = keys, *cur = keys * p / cfg->producers;
-		return;
-	case LAYOUT_FROM_FIRST:
-		*lo = *cur = 0, *hi = keys;
-		return;
-	case LAYOUT_STRIDED:
-	case LAYOUT_STRIDED_PAIRS:
-		*lo = *cur = (long)g * cfg->batch, *hi = *lo + cfg->batch;
-		return;
-	case LAYOUT_ABSENT:
-		*lo = *cur = cfg->max_entries + p, *hi = *lo + 1;
-		return;
-	default:
-		*lo = *cur = base + keys * g / slices;
-		*hi = base + keys * (g + 1) / slices;
-	}
+	if (!err && plan->batch >= plan->nr_entries)
+		plan->batch = plan->batch / plan->nr_entries * plan->nr_entries;
+	return err;
 }
 
-void layout_assign(const struct config *cfg, struct prod_ctl *ctl)
+/* Producers that remove keys need a batch of distinct keys each; a batch
+ * must not visit a key twice where the op removes it (ops that work to the
+ * end of their range stop there by themselves). */
+static int fit_slices(struct plan *plan)
 {
-	for (int p = 0; p < cfg->producers; p++) {
+	const struct key_walk *w = plan->bench->walk;
+	int slices = w->slices(plan);
+	long per = w->key_set(plan) / slices;
+
+	if (per < UNROLL) {
+		mb_err("%s needs at least %d keys per producer, but has %ld (%s / producers); raise it",
+		       plan->bench->name, UNROLL, per,
+		       w->key_set == above_prefill ? "max-entries minus nr-entries" : "nr-entries");
+		return EXIT_USAGE;
+	}
+	if (plan->batch > per && !op_works_to_end(plan->bench->op))
+		plan->batch = per - per % UNROLL;
+	return EXIT_OK;
+}
+
+static int fit_batch_slices(struct plan *plan)
+{
+	const struct key_walk *w = plan->bench->walk;
+	long groups = w->slices(plan);
+
+	if (groups * plan->batch > plan->max_entries) {
+		mb_err("%s needs %d keys per %s (--batch) for %ld %ss, more than --max-entries %ld",
+		       plan->bench->name, plan->batch, w->pairs ? "pair" : "producer", groups,
+		       w->pairs ? "pair" : "producer", plan->max_entries);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int no_fit(struct plan *plan)
+{
+	return EXIT_OK;
+}
+
+const struct key_walk walk_shared = {
+	.name = "shared", .doc = "every producer walks all prefilled keys",
+	.slices = all_share, .key_set = prefilled, .range = spread, .fit = at_least_one_key,
+};
+const struct key_walk walk_from_first = {
+	.name = "from-first", .doc = "keys 1..nr, every run from the first",
+	.kernel_order = true, .slices = all_share, .key_set = prefilled, .range = from_first,
+	.ids = ids_from_one, .fit = whole_passes,
+};
+const struct key_walk walk_sliced = {
+	.name = "sliced", .doc = "each producer its own slice of the prefilled keys",
+	.slices = per_producer, .key_set = prefilled, .range = slice, .fit = fit_slices,
+};
+const struct key_walk walk_full = {
+	.name = "full", .doc = "map filled to max-entries, sliced per producer",
+	.fills_map = true, .slices = per_producer, .key_set = prefilled, .range = slice,
+	.fit = fit_slices,
+};
+const struct key_walk walk_churn = {
+	.name = "churn", .doc = "keys [nr-entries, max-entries), sliced per producer",
+	.slices = per_producer, .key_set = above_prefill, .range = slice, .fit = fit_slices,
+};
+const struct key_walk walk_churn_pairs = {
+	.name = "churn-pairs", .doc = "keys [nr-entries, max-entries), a slice per adding/deleting pair",
+	.pairs = true, .slices = per_pair, .key_set = above_prefill, .range = slice,
+	.fit = fit_slices,
+};
+const struct key_walk walk_strided = {
+	.name = "strided", .doc = "producer p's batch keys p, p + P, p + 2P, ... (htab-mem)",
+	.kernel_order = true, .starts_empty = true, .slices = per_producer,
+	.key_set = batch_per_slice, .range = batch_slice, .ids = ids_strided,
+	.fit = fit_batch_slices,
+};
+const struct key_walk walk_strided_pairs = {
+	.name = "strided-pairs", .doc = "pair k's batch keys k, k + P/2, ... (htab-mem)",
+	.pairs = true, .kernel_order = true, .starts_empty = true, .slices = per_pair,
+	.key_set = batch_per_slice, .range = batch_slice, .ids = ids_strided,
+	.fit = fit_batch_slices,
+};
+const struct key_walk walk_absent = {
+	.name = "absent", .doc = "map full; producer p updates the absent key max + p",
+	.kernel_order = true, .fills_map = true, .slices = all_share, .key_set = one_per_producer,
+	.range = absent_key, .fit = no_fit, .extra_slots_per_producer = 1,
+};
+
+const struct key_walk walk_whole_maps = {
+	.name = "whole-maps", .doc = "whole maps of nr-entries keys, created, filled and closed",
+	.unbatched = true, .slices = all_share, .key_set = prefilled, .range = spread,
+	.fit = no_fit,
+};
+
+long walk_key_slots(const struct plan *plan)
+{
+	return plan->max_entries +
+	       (long)plan->bench->walk->extra_slots_per_producer * plan->producers;
+}
+
+long walk_key_set(const struct plan *plan)
+{
+	return plan->bench->walk ? plan->bench->walk->key_set(plan) : 0;
+}
+
+void walk_assign(const struct plan *plan, struct prod_ctl *ctl)
+{
+	const struct key_walk *w = plan->bench->walk;
+
+	for (int p = 0; p < plan->producers; p++) {
 		struct prod_ctl *c = &ctl[p];
 		long lo, hi, cur;
 
-		producer_range(cfg, p, &lo, &hi, &cur);
-		c->op = layout_is_pairs(cfg->bench->layout) && p % 2 ? MB_OP_REMOVE : cfg->bench->op;
-		c->batch = cfg->batch;
+		w->range(plan, p, &lo, &hi, &cur);
+		c->op = w->pairs && p % 2 ? MB_OP_REMOVE : plan->bench->op;
+		c->batch = plan->batch;
 		c->lo = lo, c->hi = hi, c->cur = cur;
 	}
 }
@@ -247,21 +254,11 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
 	}
 }
 
-void keys_ids(const struct config *cfg, __u32 *ids, enum key_order order)
+void keys_ids(const struct plan *plan, __u32 *ids, enum key_order order)
 {
-	const struct bench *b = cfg->bench;
-	long n = layout_key_slots(cfg);
-	int groups = key_groups(cfg);
-
-	keys_permutation(ids, n, cfg->nr_entries, order, cfg->seed);
-	if (b->layout == LAYOUT_FROM_FIRST)
-		for (long i = 0; i < n; i++)
-			ids[i] = i + 1;
-	/* The kernel's htab-mem: key j of group g is g + j x groups. */
-	if (layout_is_strided(b->layout))
-		for (long g = 0; g < groups; g++)
-			for (long j = 0; j < cfg->batch; j++)
-				ids[g * cfg->batch + j] = g + j * groups;
+	keys_permutation(ids, walk_key_slots(plan), plan->nr_entries, order, plan->seed);
+	if (plan->bench->walk->ids)
+		plan->bench->walk->ids(plan, ids);
 }
 
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
@@ -285,15 +282,15 @@ int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
 	return err;
 }
 
-int keys_load_ids(struct bpf_map *keys, const struct config *cfg, enum key_order order)
+int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order order)
 {
-	long n = layout_key_slots(cfg);
+	long n = walk_key_slots(plan);
 	__u32 *ids = malloc(n * sizeof(*ids));
 	int err;
 
 	if (!ids)
 		return -ENOMEM;
-	keys_ids(cfg, ids, order);
+	keys_ids(plan, ids, order);
 	err = keys_load(keys, ids, sizeof(*ids), n);
 	free(ids);
 	return err;

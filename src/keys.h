@@ -1,33 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* Key walks: which keys each producer visits, in which order. A benchmark's
+ * row names one; each is a small table of callbacks (keys.c). */
 #ifndef MAPBENCH_KEYS_H
 #define MAPBENCH_KEYS_H
 #include "bench.h"
 
 struct bpf_map;
 
-/* Fill the batch and nr-entries defaults of the benchmark's layout, check
- * that it gives every producer keys to work on, and fit the batch to it;
- * one-line error and EXIT_USAGE otherwise. */
-int layout_validate(struct config *cfg);
-/* Distinct keys the producers visit under cfg's layout. */
-long layout_key_set(const struct config *cfg);
-/* Slots of the keys[] array the layout needs. */
-long layout_key_slots(const struct config *cfg);
-/* Adders and deleters in pairs that take turns. */
-bool layout_is_pairs(enum key_layout l);
+struct key_walk {
+	const char *name;		/* params.key_walk and --contracts */
+	const char *doc;
+	bool pairs;			/* adders and deleters in pairs that take turns */
+	bool kernel_order;		/* the kernel bench's order: --keys random is refused */
+	bool fills_map;			/* nr-entries is max-entries */
+	bool starts_empty;		/* nr-entries is 0 */
+	/* Key slices that producers (or pairs) own alone; 0: all walk every key. */
+	int (*slices)(const struct plan *plan);
+	/* Distinct keys the producers visit. */
+	long (*key_set)(const struct plan *plan);
+	/* Producer p's range of keys[] slots [*lo, *hi), starting at *cur. */
+	void (*range)(const struct plan *plan, int p, long *lo, long *hi, long *cur);
+	/* Overrides the key ids of the keys[] slots (NULL: slot i holds id i). */
+	void (*ids)(const struct plan *plan, __u32 *ids);
+	/* Check the plan's keys and fit its batch to them: plan_resolve() only. */
+	int (*fit)(struct plan *plan);
+	int extra_slots_per_producer;	/* keys[] beyond max-entries */
+	bool unbatched;			/* a run is one whole-map operation, not a batch */
+};
+
+extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
+	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps;
+
+/* Slots of the keys[] array the plan's walk needs. */
+long walk_key_slots(const struct plan *plan);
+/* Distinct keys the producers visit (0 without a walk). */
+long walk_key_set(const struct plan *plan);
 /* Each producer's op and key range. */
-void layout_assign(const struct config *cfg, struct prod_ctl *ctl);
-/* The kernel's htab-mem map size: max(8192, 64 x online CPUs). */
-int htab_mem_max_entries(void);
+void walk_assign(const struct plan *plan, struct prod_ctl *ctl);
 /* perm[i] for i < n: ids [0, nr) then [nr, n), each part shuffled when random,
  * so the prefilled keys are always ids 0..nr-1. */
 void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsigned int seed);
 /* The key id of every keys[] slot, in order (the prefill's: ids ascending)
  * or as --keys says. */
-void keys_ids(const struct config *cfg, __u32 *ids, enum key_order order);
+void keys_ids(const struct plan *plan, __u32 *ids, enum key_order order);
 /* Write n values of size bytes each into the BPF array map keys; 0 or -errno. */
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n);
 /* keys_load() of keys_ids(): 4-byte key ids. */
-int keys_load_ids(struct bpf_map *keys, const struct config *cfg, enum key_order order);
+int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order order);
 
 #endif

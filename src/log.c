@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libbpf message capture and the one-line error helper. */
+/* libbpf message capture, the one-line error helper and run warnings. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,4 +71,15 @@ void mb_err(const char *fmt, ...)
 const char *mb_last_error(void)
 {
 	return last_error;
+}
+
+void run_warn(struct run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (run->nr_warnings == MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(run->warnings[run->nr_warnings++], sizeof(run->warnings[0]), fmt, ap);
+	va_end(ap);
 }

@@ -2,6 +2,7 @@
 /* ./bench: parse, validate, set up, run producers under the sampler, then
  * summarise and write the result. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -9,6 +10,7 @@
 #include "log.h"
 #include "output.h"
 #include "perf.h"
+#include "plan.h"
 #include "probe.h"
 #include "producer.h"
 #include "result.h"
@@ -16,27 +18,14 @@
 #include "stats.h"
 #include "trigger.h"
 
-/* The benchmark's options, checked without touching the kernel or files. */
-static int validate(struct config *cfg)
-{
-	int err;
-
-	if (cfg->bench->single_producer && cfg->producers > 1) {
-		mb_err("%s needs the map to itself: run it with -p 1", cfg->bench->name);
-		return EXIT_USAGE;
-	}
-	err = trigger_validate(cfg) ?: cpu_validate(cfg);
-	return err ?: cfg->bench->family->validate(cfg);
-}
-
 /* What a run needs beyond valid options: a writable --json path, BPF rights. */
-static int check_can_run(const struct config *cfg)
+static int check_can_run(const struct plan *plan)
 {
 	const char *missing;
 	int err;
 
-	if (cfg->json_path && (err = result_check_path(cfg->json_path))) {
-		mb_err("cannot write --json %s: %s", cfg->json_path, strerror(-err));
+	if (plan->json_path && (err = result_check_path(plan->json_path))) {
+		mb_err("cannot write --json %s: %s", plan->json_path, strerror(-err));
 		return EXIT_USAGE;
 	}
 	if (!have_bpf_caps(&missing)) {
@@ -47,27 +36,26 @@ static int check_can_run(const struct config *cfg)
 	return EXIT_OK;
 }
 
-/* The result document, if --json asked for one; memory is the part a
- * oneshot benchmark adds (NULL for throughput benchmarks). */
+/* The result document, if --json asked for one: samples or mem's report. */
 static int write_result(const struct run *run, const struct samples *s,
-			const struct run_summary *sum, enum run_status status, json_t *memory)
+			const struct run_summary *sum, const struct mem_report *mem,
+			enum run_status status)
 {
+	const char *path = run->plan->json_path;
 	json_t *doc;
 	int err;
 
-	if (!run->cfg->json_path)
+	if (!path)
 		return EXIT_OK;
-	doc = result_json(run, s, sum, status);
-	if (doc && memory)
-		json_object_set(doc, "memory", memory);
-	err = doc ? result_write(run->cfg->json_path, doc) : -ENOMEM;
+	doc = result_json(run, s, sum, mem, status);
+	err = doc ? result_write(path, doc) : -ENOMEM;
 	json_decref(doc);
 	if (err) {
-		mb_err("writing %s failed: %s", run->cfg->json_path, strerror(-err));
+		mb_err("writing %s failed: %s", path, strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	if (!run->cfg->quiet)
-		printf("Result: %s\n", run->cfg->json_path);
+	if (!run->plan->quiet)
+		printf("Result: %s\n", path);
 	return EXIT_OK;
 }
 
@@ -98,18 +86,19 @@ static enum run_status status_of(int exit_status)
 /* A benchmark measured without producers (mem): its own part of the result. */
 static int measure_oneshot(struct run *run)
 {
-	json_t *part = NULL;
+	/* static: eight rows of a few hundred bytes each */
+	static struct mem_report rep;
 	int status, werr;
 
-	status = run->cfg->bench->family->oneshot(run, &part);
-	werr = write_result(run, NULL, NULL, status_of(status), part);
-	json_decref(part);
+	run->timing = "none";	/* no programs run */
+	status = run->plan->bench->family->oneshot(run, &rep);
+	werr = write_result(run, NULL, NULL, &rep, status_of(status));
 	return status ?: werr;
 }
 
 static int measure(struct run *run)
 {
-	const struct family *f = run->cfg->bench->family;
+	const struct family *f = run->plan->bench->family;
 	struct samples samples = {};
 	struct run_summary sum = {};
 	struct producers prods;
@@ -121,11 +110,11 @@ static int measure(struct run *run)
 	if (status) {
 		f->teardown(run);
 		if (status == EXIT_UNSUPPORTED)
-			write_result(run, &samples, &sum, RUN_UNSUPPORTED, NULL);
+			write_result(run, &samples, &sum, NULL, RUN_UNSUPPORTED);
 		return status;
 	}
 	output_setup(run);
-	if (run->cfg->perf) {
+	if (run->plan->perf) {
 		perf_init(&perf);
 		run->perf = &perf;
 	}
@@ -134,30 +123,41 @@ static int measure(struct run *run)
 		failed = sampler_run(run, &prods, &samples);
 	failed = producers_stop(&prods) ?: failed;
 	if (run->perf)
-		perf_close(run->perf, run->cfg->producers);
+		perf_close(run->perf, run->plan->producers);
 	f->teardown(run);
 
 	summarize_run(&samples, &sum);
 	output_summary(run, &samples, &sum);
-	if (run->perf && !run->cfg->quiet)
+	if (run->perf && !run->plan->quiet)
 		perf_print(run->perf, sum.ops, stdout);
 	status = run_exit_status(&samples, &sum, failed);
 	/* Unexpected operation errors fail the run, even one cut short. */
-	werr = write_result(run, &samples, &sum,
+	werr = write_result(run, &samples, &sum, NULL,
 			    failed || sum.errors ? RUN_FAILED :
-			    samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE, NULL);
+			    samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE);
 	samples_free(&samples);
 	return status ?: werr;
 }
 
+/* --dry-run: the plan as the result's params would record it. */
+static void print_plan(const struct plan *plan)
+{
+	json_t *o = plan_json(plan);
+	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+
+	printf("%s: valid\nPlan: %s\n", plan->bench->name, text ? text : "{}");
+	free(text);
+	json_decref(o);
+}
+
 int main(int argc, char **argv)
 {
-	struct config cfg;
-	struct run run = { .cfg = &cfg };
+	struct plan given, plan;
+	struct run run = { .plan = &plan };
 	enum cli_action action;
 	int err;
 
-	err = cli_parse(argc, argv, &cfg, &action);
+	err = cli_parse(argc, argv, &given, &action);
 	if (err)
 		return err;
 	if (action == CLI_HELP) {
@@ -172,24 +172,24 @@ int main(int argc, char **argv)
 		cli_contracts(stdout);
 		return EXIT_OK;
 	}
-	log_setup(cfg.verbose);
-	err = validate(&cfg);
+	log_setup(given.verbose);
+	err = plan_resolve(&given, &plan);
 	if (err)
 		return err;
-	if (cfg.dry_run) {
-		printf("%s: valid\n", cfg.bench->name);
+	if (plan.dry_run) {
+		print_plan(&plan);
 		return EXIT_OK;
 	}
-	err = check_can_run(&cfg);
+	err = check_can_run(&plan);
 	if (err)
 		return err;
-	if (cfg.producers > cpu_online_count())
-		snprintf(run.warning, sizeof(run.warning),
-			 "%d producers on %d online CPUs: they take turns on the CPUs; throughput is "
-			 "what the machine delivered, per-producer in-kernel rates do not add up to it",
-			 cfg.producers, cpu_online_count());
+	/* --trigger nic starts no producer threads: nothing takes turns. */
+	if (plan.producers > cpu_online_count() && plan.trigger != TRIGGER_NIC)
+		run_warn(&run, "%d producers on %d online CPUs: they take turns on the CPUs; "
+			 "throughput is what the machine delivered, per-producer in-kernel rates "
+			 "do not add up to it", plan.producers, cpu_online_count());
 	sampler_install_signals();
-	if (cfg.bench->family->oneshot)
+	if (plan.bench->family->oneshot)
 		return measure_oneshot(&run);
 	return measure(&run);
 }

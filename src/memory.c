@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "memory.h"
+#include "sysfs.h"
 
 #define V1_ROOT "/sys/fs/cgroup/memory"
 #define V2_ROOT "/sys/fs/cgroup"
@@ -21,21 +22,6 @@ long long map_memlock(int fd)
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "memlock: %lld", &v) == 1)
 			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static long long read_ll(const char *dir, const char *file)
-{
-	char path[640];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%lld", &v) != 1)
-		v = -1;
 	if (f)
 		fclose(f);
 	return v;
@@ -83,14 +69,10 @@ static bool own_cgroup(int version, char *path, size_t len)
 
 static bool v2_has_memory(void)
 {
-	char buf[512] = "";
-	FILE *f = fopen(V2_ROOT "/cgroup.controllers", "r");
+	char buf[512];
 
-	if (f && !fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	if (f)
-		fclose(f);
-	return strstr(buf, "memory");
+	return !read_first_line(V2_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
+	       strstr(buf, "memory");
 }
 
 int memcg_enter(struct memcg *cg, const char *name)
@@ -127,7 +109,12 @@ int memcg_enter(struct memcg *cg, const char *name)
 
 long long memcg_usage(const struct memcg *cg)
 {
-	return cg->version ? read_ll(cg->dir, cg->usage) : -1;
+	char path[640];
+
+	if (!cg->version)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->usage);
+	return read_number(path, -1);
 }
 
 long long memcg_settle(const struct memcg *cg)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "output.h"
+#include "trigger.h"
 
 /* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
 struct units {
@@ -13,14 +14,14 @@ struct units {
 
 static struct units units_of(const struct run *run)
 {
-	if (run->cfg->bench->slow)
+	if (run->plan->bench->slow)
 		return (struct units){ 1e3, 1e-6, "K", "ms" };
 	return (struct units){ 1, 1, "M", "ns" };
 }
 
 void output_setup(const struct run *run)
 {
-	const struct config *c = run->cfg;
+	const struct plan *c = run->plan;
 
 	if (c->quiet)
 		return;
@@ -31,17 +32,17 @@ void output_setup(const struct run *run)
 	       c->max_entries, c->nr_entries, c->keys == KEYS_RANDOM ? "random" : "seq");
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
-	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", run->trigger, run->loop,
-	       run->batch, c->warmup, c->duration);
+	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", trigger_name(c->trigger),
+	       run->loop, c->batch, c->warmup, c->duration);
 	fflush(stdout);
 }
 
 /* ", per-prod-op 115.11k/s" for benchmarks whose figure is not the throughput. */
 static void print_figure(const struct run *run, double v)
 {
-	struct figure_desc d = figure_of(run->cfg->bench);
+	struct figure_desc d = figure_of(run->plan->bench);
 
-	if (run->cfg->bench->figure != FIG_WALL)
+	if (run->plan->bench->figure != FIG_WALL)
 		printf(", %s %.3lf %s", d.name, v, d.unit);
 }
 
@@ -50,7 +51,7 @@ void output_iter(const struct run *run, const struct samples *s, int i)
 	const struct sample *x = &s->v[i];
 	struct units u = units_of(run);
 
-	if (run->cfg->quiet)
+	if (run->plan->quiet)
 		return;
 	printf("Iter %3d (%7.3lfus): throughput %8.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op",
 	       i, (x->interval_ns - 1e9) / 1e3, x->mops * u.tput, u.tput_unit,
@@ -82,10 +83,10 @@ static void print_errors(const struct samples *s, __u64 total)
 static void print_nic(const struct run *run, const struct run_summary *sum)
 {
 	printf("NIC: %s, %s XDP, packets %s: %.0f packets/s in total over %.1f s",
-	       run->cfg->iface, run->nic_mode ? run->nic_mode : "?",
-	       run->cfg->xdp_pass ? "passed" : "dropped",
+	       run->plan->iface, run->nic_mode ? run->nic_mode : "?",
+	       run->plan->xdp_pass ? "passed" : "dropped",
 	       sum->measured_s ? sum->runs / sum->measured_s : 0, sum->measured_s);
-	for (int p = 0, first = 1; p < run->cfg->producers; p++)
+	for (int p = 0, first = 1; p < run->plan->producers; p++)
 		if (sum->prod_runs[p]) {
 			printf("%s cpu%d %.0f", first ? "; per CPU:" : ",", p,
 			       sum->prod_runs[p] / sum->measured_s);
@@ -98,8 +99,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 {
 	struct units u = units_of(run);
 
-	if (run->warning[0])
-		printf("Warning: %s\n", run->warning);
+	for (int i = 0; i < run->nr_warnings; i++)
+		printf("Warning: %s\n", run->warnings[i]);
 	if (s->interrupted)
 		printf("Interrupted after %d samples (%d measured)\n", s->n, sum->n);
 	if (!sum->n) {
@@ -110,8 +111,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	printf("Summary: throughput %8.3lf \u00b1 %5.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op\n",
 	       sum->mops.mean * u.tput, sum->mops.stddev * u.tput, u.tput_unit,
 	       sum->mops_per_prod * u.tput, u.tput_unit, sum->latency_ns.mean * u.lat, u.lat_unit);
-	if (run->cfg->bench->figure != FIG_WALL) {
-		struct figure_desc d = figure_of(run->cfg->bench);
+	if (run->plan->bench->figure != FIG_WALL) {
+		struct figure_desc d = figure_of(run->plan->bench);
 
 		printf("Figure: %s %.3lf \u00b1 %.3lf %s (%s time; the kernel bench's figure)\n",
 		       d.name, sum->figure.mean, sum->figure.stddev, d.unit, d.clock);
@@ -132,8 +133,45 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak\n",
 		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
 		       sum->charged_avg / 1048576, sum->charged_peak / 1048576);
-	if (run->cfg->trigger == TRIGGER_NIC)
+	if (run->plan->trigger == TRIGGER_NIC)
 		print_nic(run, sum);
 	print_errors(s, sum->errors);
+	fflush(stdout);
+}
+
+void output_mem_header(const struct run *run, const struct mem_report *rep)
+{
+	const struct plan *c = run->plan;
+
+	if (c->quiet)
+		return;
+	printf("Memory per element: key %d B, value %d B, maps of %ld and %ld entries, cgroup %s\n",
+	       c->key_size, c->value_size, rep->sizes[0], rep->sizes[1], rep->cgroup);
+	printf("%-28s | %10s | %10s | %9s | %9s | %13s | %12s | %12s | %9s\n",
+	       "Map Type & Configuration", "memlock/el", "element", "per-CPU", "charged",
+	       "fixed", "empty", "full", "deleted");
+	fflush(stdout);
+}
+
+void output_mem_row(const struct run *run, const struct mem_row *r)
+{
+	const struct mem_point *big = &r->points[1];
+	char pc[32] = "-", ch[32] = "-", dl[32] = "-";
+
+	if (run->plan->quiet)
+		return;
+	if (strcmp(r->status, "ok")) {
+		printf("%-28s | %s: %s\n", r->label, r->status, r->reason);
+		return;
+	}
+	if (!isnan(r->per_cpu_value_bytes))
+		snprintf(pc, sizeof(pc), "%.1f B", r->per_cpu_value_bytes);
+	if (!isnan(r->charged_bytes_per_element))
+		snprintf(ch, sizeof(ch), "%.1f B", r->charged_bytes_per_element);
+	if (big->memlock_after_delete >= 0)
+		snprintf(dl, sizeof(dl), "%.1f MiB", big->memlock_after_delete / 1048576.0);
+	printf("%-28s | %8.1f B | %8.1f B | %9s | %9s | %9.1f KiB | %8.1f MiB | %8.1f MiB | %9s\n",
+	       r->label, r->bytes_per_element, r->element_bytes, pc, ch, r->fixed_bytes / 1024,
+	       big->memlock_empty / 1048576.0, big->memlock_full / 1048576.0, dl);
 	fflush(stdout);
 }

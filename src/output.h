@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* Text output: the kernel selftests bench's line formats, and mem's table. */
 #ifndef MAPBENCH_OUTPUT_H
 #define MAPBENCH_OUTPUT_H
+#include "mem.h"
 #include "sampler.h"
 #include "stats.h"
 
 void output_setup(const struct run *run);
 void output_iter(const struct run *run, const struct samples *s, int i);
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum);
+/* mem: the table's heading, then a row as each is measured. */
+void output_mem_header(const struct run *run, const struct mem_report *rep);
+void output_mem_row(const struct run *run, const struct mem_row *row);
 
 #endif

@@ -16,7 +16,7 @@ static struct producer_arg args[MAX_PRODUCERS];
 
 static void wake_all(struct producers *p)
 {
-	for (int i = 0; p->take_turns && i < p->run->cfg->producers / 2; i++) {
+	for (int i = 0; p->take_turns && i < p->run->plan->producers / 2; i++) {
 		pthread_mutex_lock(&p->turns[i].lock);
 		pthread_cond_broadcast(&p->turns[i].changed);
 		pthread_mutex_unlock(&p->turns[i].lock);
@@ -61,14 +61,14 @@ static void *producer_main(void *opaque)
 	struct producer_arg *a = opaque;
 	struct producers *p = a->p;
 	struct run *run = p->run;
-	const struct family *f = run->cfg->bench->family;
+	const struct family *f = run->plan->bench->family;
 	int err;
 
-	if (run->cfg->nr_prod_cpus) {
-		err = cpu_pin_self(run->cfg->prod_cpus[a->id]);
+	if (run->plan->nr_prod_cpus) {
+		err = cpu_pin_self(run->plan->prod_cpus[a->id]);
 		if (err) {
 			mb_err("pinning producer %d to CPU %d failed: %s", a->id,
-			       run->cfg->prod_cpus[a->id], strerror(-err));
+			       run->plan->prod_cpus[a->id], strerror(-err));
 			fail(p, EXIT_RUNTIME);
 			return NULL;
 		}
@@ -99,13 +99,13 @@ int producers_start(struct producers *p, struct run *run)
 {
 	memset(p, 0, sizeof(*p));
 	p->run = run;
-	p->take_turns = layout_is_pairs(run->cfg->bench->layout);
-	for (int i = 0; p->take_turns && i < run->cfg->producers / 2; i++) {
+	p->take_turns = run->plan->bench->walk && run->plan->bench->walk->pairs;
+	for (int i = 0; p->take_turns && i < run->plan->producers / 2; i++) {
 		pthread_mutex_init(&p->turns[i].lock, NULL);
 		pthread_cond_init(&p->turns[i].changed, NULL);
 	}
 	/* --trigger nic: packets run the batches; no threads to start. */
-	for (int i = 0; run->cfg->trigger != TRIGGER_NIC && i < run->cfg->producers; i++) {
+	for (int i = 0; run->plan->trigger != TRIGGER_NIC && i < run->plan->producers; i++) {
 		args[i] = (struct producer_arg){ p, i };
 		if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
 			mb_err("starting producer thread %d failed", i);

@@ -16,7 +16,7 @@ int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj)
 	memset(p, 0, sizeof(*p));
 	p->obj = obj;
 	p->keys = bpf_object__find_map_by_name(obj, "keys");
-	bpf_map__set_max_entries(p->keys, layout_key_slots(run->cfg));
+	bpf_map__set_max_entries(p->keys, walk_key_slots(run->plan));
 	log_clear();
 	return trigger_prepare(&p->trig, obj, run);
 }
@@ -63,14 +63,14 @@ static int prefill(struct progs *p, long nr)
 	return EXIT_OK;
 }
 
-int progs_fill(struct progs *p, const struct config *cfg, keys_loader load)
+int progs_fill(struct progs *p, const struct plan *plan, keys_loader load)
 {
-	int err = load(p->keys, cfg, KEYS_SEQ);
+	int err = load(p->keys, plan, KEYS_SEQ);
 
-	if (!err && !cfg->bench->no_prefill && (err = prefill(p, cfg->nr_entries)))
+	if (!err && !plan->bench->no_prefill && (err = prefill(p, plan->nr_entries)))
 		return err;
-	if (!err && cfg->keys != KEYS_SEQ)
-		err = load(p->keys, cfg, cfg->keys);
+	if (!err && plan->keys != KEYS_SEQ)
+		err = load(p->keys, plan, plan->keys);
 	if (err) {
 		mb_err("writing the keys to visit failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
@@ -81,11 +81,9 @@ int progs_fill(struct progs *p, const struct config *cfg, keys_loader load)
 int progs_start(struct progs *p, struct run *run)
 {
 	memset(p->cnt, 0, sizeof(*p->cnt) * MAX_PRODUCERS);
-	layout_assign(run->cfg, p->ctl);
-	run->batch = run->cfg->batch;
-	run->key_set = layout_key_set(run->cfg);
+	walk_assign(run->plan, p->ctl);
 	for (int i = 0; i < MAX_PRODUCERS; i++)
-		p->ctl[i].xdp_action = run->cfg->xdp_pass ? 2 /* XDP_PASS */ : 1 /* XDP_DROP */;
+		p->ctl[i].xdp_action = run->plan->xdp_pass ? 2 /* XDP_PASS */ : 1 /* XDP_DROP */;
 	return trigger_attach(&p->trig, run);
 }
 
@@ -112,5 +110,5 @@ void progs_measure(struct run *run, struct prod_counters *out)
 {
 	struct progs *p = run->priv;
 
-	counters_snapshot(p->cnt, run->cfg->producers, out);
+	counters_snapshot(p->cnt, run->plan->producers, out);
 }

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include "env.h"
 #include "perf.h"
+#include "plan.h"
 #include "result.h"
 #include "trigger.h"
 
-/* JSON has no NaN: unmeasured figures are null. */
-static json_t *num(double v)
+json_t *json_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
@@ -23,42 +23,24 @@ static json_t *num(double v)
 static json_t *summary_json(const struct summary *s)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "mean", num(s->mean), "stddev", num(s->stddev), "median", num(s->median),
-			 "min", num(s->min), "max", num(s->max), "cv", num(s->cv));
+			 "mean", json_num(s->mean), "stddev", json_num(s->stddev), "median", json_num(s->median),
+			 "min", json_num(s->min), "max", json_num(s->max), "cv", json_num(s->cv));
 }
 
+/* The plan, and what setup found out: the map's type and flags, the loop
+ * the kernel took, what the in-kernel time covers. */
 static json_t *params_json(const struct run *run)
 {
-	const struct config *c = run->cfg;
-	json_t *cpus = json_null();
+	json_t *o = plan_json(run->plan);
 
-	if (c->nr_prod_cpus) {
-		cpus = json_array();
-		for (int i = 0; i < c->producers; i++)
-			json_array_append_new(cpus, json_integer(c->prod_cpus[i]));
-	}
-	return json_pack("{s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:I, s:I, s:o, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s, s:s}",
-		"map", c->map_name,
+	json_object_update_new(o, json_pack("{s:s, s:i, s:i, s:s}",
 		"map_type", run->map_type_name ? run->map_type_name : "unknown",
 		"map_type_id", run->map_type,
 		"map_flags", run->map_flags,
-		"prealloc", c->prealloc != 0,
-		"key_size", c->key_size,
-		"value_size", c->value_size,
-		"max_entries", (json_int_t)c->max_entries,
-		"nr_entries", (json_int_t)c->nr_entries,
-		"prefix_len", c->prefix_len >= 0 ? json_integer(c->prefix_len) : json_null(),
-		"keys", c->keys == KEYS_RANDOM ? "random" : "seq",
-		"seed", (json_int_t)c->seed,
-		"producers", c->producers,
-		"prod_cpus", cpus,
-		"warmup", c->warmup,
-		"duration", c->duration,
-		"batch", run->batch,
-		"key_set", (json_int_t)run->key_set,
-		"trigger", run->trigger ? run->trigger : trigger_name(c->trigger),
-		"loop", run->loop ? run->loop : "none",
-		"timing", run->timing ? run->timing : "none");
+		"timing", run->timing ? run->timing : "none"));
+	if (run->loop)
+		json_object_set_new(o, "loop", json_string(run->loop));
+	return o;
 }
 
 static json_t *sample_json(const struct sample *x, int i, int nprod)
@@ -74,8 +56,8 @@ static json_t *sample_json(const struct sample *x, int i, int nprod)
 		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
 		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns, "runs", (json_int_t)x->runs,
 		"hits", (json_int_t)x->hits, "misses", (json_int_t)x->misses,
-		"throughput_mops", num(x->mops), "kernel_mops_per_producer", num(x->kmops_prod),
-		"latency_ns", num(x->latency_ns), "figure", num(x->figure),
+		"throughput_mops", json_num(x->mops), "kernel_mops_per_producer", json_num(x->kmops_prod),
+		"latency_ns", json_num(x->latency_ns), "figure", json_num(x->figure),
 		"memlock_bytes", x->memlock >= 0 ? json_integer(x->memlock) : json_null(),
 		"charged_bytes", x->charged >= 0 ? json_integer(x->charged) : json_null(),
 		"producers", prods);
@@ -100,30 +82,33 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 
 static json_t *throughput_json(const struct bench *b, const struct samples *s,
 			       const struct run_summary *sum);
+static json_t *mem_json(const struct mem_report *rep);
+static json_t *warnings_json(const struct run *run);
 
 /* --trigger nic: the interface, its XDP mode, and packets/s in total and per CPU. */
 static json_t *nic_json(const struct run *run, const struct run_summary *sum)
 {
 	json_t *cpus = json_array();
 
-	for (int p = 0; p < run->cfg->producers; p++)
+	for (int p = 0; p < run->plan->producers; p++)
 		if (sum->prod_runs[p])
 			json_array_append_new(cpus, json_pack("{s:i, s:I, s:f}", "cpu", p,
 				"packets", (json_int_t)sum->prod_runs[p],
 				"packets_per_s", sum->prod_runs[p] / sum->measured_s));
-	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "iface", run->cfg->iface,
+	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "iface", run->plan->iface,
 			 "xdp_mode", run->nic_mode ? run->nic_mode : "unknown",
-			 "action", run->cfg->xdp_pass ? "pass" : "drop",
+			 "action", run->plan->xdp_pass ? "pass" : "drop",
 			 "packets", (json_int_t)sum->runs,
-			 "packets_per_s", num(sum->measured_s ? sum->runs / sum->measured_s : NAN),
+			 "packets_per_s", json_num(sum->measured_s ? sum->runs / sum->measured_s : NAN),
 			 "per_cpu", cpus);
 }
 
 json_t *result_json(const struct run *run, const struct samples *s,
-		    const struct run_summary *sum, enum run_status status)
+		    const struct run_summary *sum, const struct mem_report *mem,
+		    enum run_status status)
 {
 	static const char *const statuses[] = { "complete", "interrupted", "failed", "unsupported" };
-	const struct config *c = run->cfg;
+	const struct plan *c = run->plan;
 	json_t *cmd = json_array(), *doc;
 
 	for (int i = 0; i < c->argc; i++)
@@ -140,13 +125,11 @@ json_t *result_json(const struct run *run, const struct samples *s,
 	if (doc && status >= RUN_FAILED)
 		json_object_set_new(doc, "reason", json_string(mb_last_error()));
 	if (doc)
-		json_object_set_new(doc, "warnings", run->warning[0] ?
-				    json_pack("[s]", run->warning) : json_array());
+		json_object_set_new(doc, "warnings", warnings_json(run));
 	if (doc && s)
 		json_object_update_new(doc, throughput_json(c->bench, s, sum));
-	if (doc && c->placement != PLACE_NONE)
-		json_object_set_new(json_object_get(doc, "params"), "placement",
-				    json_string(placement_name(c->placement)));
+	if (doc && mem)
+		json_object_set_new(doc, "memory", mem_json(mem));
 	if (doc && s && c->trigger == TRIGGER_NIC)
 		json_object_set_new(doc, "nic", nic_json(run, sum));
 	if (doc && s && run->perf)
@@ -179,21 +162,71 @@ static json_t *throughput_json(const struct bench *b, const struct samples *s,
 			"samples", sum->n,
 			"empty_samples", sum->empty,
 			"throughput_mops", summary_json(&sum->mops),
-			"throughput_per_producer_mops", num(sum->mops_per_prod),
+			"throughput_per_producer_mops", json_num(sum->mops_per_prod),
 			"kernel_mops_per_producer", summary_json(&sum->kmops_prod),
 			"figure", figure_json(b, &sum->figure),
 			"latency_ns", summary_json(&sum->latency_ns),
 			"ops", (json_int_t)sum->ops,
 			"hits", (json_int_t)sum->hits,
 			"misses", (json_int_t)sum->misses,
-			"hit_rate", num(sum->hit_rate),
-			"duty", num(sum->duty),
+			"hit_rate", json_num(sum->hit_rate),
+			"duty", json_num(sum->duty),
 			"memory",
-				"memlock_avg", num(sum->memlock_avg),
-				"memlock_peak", num(sum->memlock_peak),
-				"charged_avg", num(sum->charged_avg),
-				"charged_peak", num(sum->charged_peak),
+				"memlock_avg", json_num(sum->memlock_avg),
+				"memlock_peak", json_num(sum->memlock_peak),
+				"charged_avg", json_num(sum->charged_avg),
+				"charged_peak", json_num(sum->charged_peak),
 		"errors", errors_json(s, sum->errors));
+}
+
+static json_t *warnings_json(const struct run *run)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < run->nr_warnings; i++)
+		json_array_append_new(a, json_string(run->warnings[i]));
+	return a;
+}
+
+static json_t *mem_point_json(const struct mem_point *p, bool last)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}",
+		"max_entries", (json_int_t)p->max_entries,
+		"memlock_empty", p->memlock_empty, "memlock_full", p->memlock_full,
+		"charged_empty", p->charged_empty, "charged_full", p->charged_full,
+		"memlock_after_delete", last && p->memlock_after_delete >= 0 ?
+					json_integer(p->memlock_after_delete) : json_null());
+}
+
+static json_t *mem_row_json(const struct mem_row *r)
+{
+	json_t *points = json_array();
+
+	if (strcmp(r->status, "ok"))
+		return json_pack("{s:s, s:s, s:s, s:s}", "label", r->label, "map", r->map,
+				 "status", r->status, "reason", r->reason);
+	for (int i = 0; i < r->nr_points; i++)
+		json_array_append_new(points, mem_point_json(&r->points[i], i == 1));
+	return json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:f, s:o, s:f, s:o, s:o, s:o}",
+		"label", r->label, "map", r->map, "map_type", r->map_type,
+		"prealloc", r->prealloc, "key_size", r->key_size, "value_size", r->value_size,
+		"status", r->status,
+		"bytes_per_element", r->bytes_per_element,
+		"element_bytes", json_num(r->element_bytes),
+		"fixed_bytes", r->fixed_bytes,
+		"per_cpu_value_bytes", json_num(r->per_cpu_value_bytes),
+		"charged_bytes_per_element", json_num(r->charged_bytes_per_element),
+		"points", points);
+}
+
+static json_t *mem_json(const struct mem_report *rep)
+{
+	json_t *rows = json_array();
+
+	for (int i = 0; i < rep->nr_rows; i++)
+		json_array_append_new(rows, mem_row_json(&rep->rows[i]));
+	return json_pack("{s:s, s:[I, I], s:o}", "cgroup", rep->cgroup,
+			 "sizes", (json_int_t)rep->sizes[0], (json_int_t)rep->sizes[1], "rows", rows);
 }
 
 static int mkdir_parents(const char *dir)

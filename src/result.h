@@ -3,6 +3,7 @@
 #define MAPBENCH_RESULT_H
 #include <jansson.h>
 #include "sampler.h"
+#include "mem.h"
 #include "stats.h"
 
 #define RESULT_SCHEMA "mapbench-result"
@@ -11,10 +12,14 @@
 /* failed and unsupported documents carry a "reason": the one-line error. */
 enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };
 
-/* The self-describing result document (schema in README.org); without
- * samples (s NULL) for benchmarks that add their own part. */
+/* The self-describing result document (schema in README.org): the samples
+ * and their summary of a throughput benchmark, or mem's report (the other
+ * NULL; both NULL for a run that measured nothing). */
 json_t *result_json(const struct run *run, const struct samples *s,
-		    const struct run_summary *sum, enum run_status status);
+		    const struct run_summary *sum, const struct mem_report *mem,
+		    enum run_status status);
+/* A number, or null where it is not finite: JSON has no NaN. */
+json_t *json_num(double v);
 /* Make path's directory if needed and check it is writable: before a run,
  * so a bad --json fails at once. 0 or -errno. */
 int result_check_path(const char *path);

@@ -112,9 +112,9 @@ static bool sleep_until(__u64 t, struct producers *prods)
 
 int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 {
-	const struct config *cfg = run->cfg;
-	const struct family *f = cfg->bench->family;
-	int nprod = cfg->producers, total = cfg->warmup + cfg->duration;
+	const struct plan *plan = run->plan;
+	const struct family *f = plan->bench->family;
+	int nprod = plan->producers, total = plan->warmup + plan->duration;
 	struct prod_counters *prev = calloc(nprod, sizeof(*prev));
 	struct prod_counters *cur = calloc(nprod, sizeof(*cur));
 	__u64 t_start, t_prev, t_cur;
@@ -128,7 +128,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	}
 	f->measure(run, prev);
 	t_start = t_prev = now_ns();
-	if (run->perf && !cfg->warmup)
+	if (run->perf && !plan->warmup)
 		perf_mark_start(run->perf, nprod);
 	for (int i = 0; i < total; i++) {
 		struct sample *s;
@@ -143,7 +143,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 			status = EXIT_RUNTIME;
 			break;
 		}
-		s->warmup = i < cfg->warmup;
+		s->warmup = i < plan->warmup;
 		s->interval_ns = t_cur - t_prev;
 		for (int p = 0; p < nprod; p++)
 			s->prod[p] = (struct prod_delta){
@@ -151,12 +151,12 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].hits - prev[p].hits, cur[p].misses - prev[p].misses,
 				cur[p].runs - prev[p].runs,
 			};
-		sample_finish(s, nprod, cfg->bench);
+		sample_finish(s, nprod, plan->bench);
 		s->memlock = s->charged = -1;
-		if (cfg->bench->track_mem)
+		if (plan->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged);
 		output_iter(run, out, out->n - 1);
-		if (run->perf && i + 1 == cfg->warmup)
+		if (run->perf && i + 1 == plan->warmup)
 			perf_mark_start(run->perf, nprod);
 		memcpy(prev, cur, nprod * sizeof(*cur));
 		t_prev = t_cur;

@@ -7,36 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
-#include "cli.h"
+#include "parse.h"
+#include "sysfs.h"
 #include "topology.h"
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return -errno;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static int read_int(const char *path, int fallback)
-{
-	char buf[64];
-
-	return read_text(path, buf, sizeof(buf)) ? fallback : atoi(buf);
-}
 
 /* The CPUs of a sysfs cpu list file (e.g. "0-3,8"), or -errno. */
 static int read_cpus(const char *path, int *cpus, int max)
 {
 	char buf[8192];
-	int err = read_text(path, buf, sizeof(buf));
+	int err = read_first_line(path, buf, sizeof(buf));
 
 	return err ? err : parse_cpuset(buf, cpus, max);
 }
@@ -53,12 +32,12 @@ static int llc_of(const char *root, int cpu, int *level)
 
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/level",
 			 root, cpu, i);
-		lvl = read_int(path, -1);
+		lvl = (int)read_number(path, -1);
 		if (lvl < 0)
 			break;
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/type",
 			 root, cpu, i);
-		if (read_text(path, type, sizeof(type)) || !strcmp(type, "Instruction") || lvl <= best)
+		if (read_first_line(path, type, sizeof(type)) || !strcmp(type, "Instruction") || lvl <= best)
 			continue;
 		snprintf(path, sizeof(path),
 			 "%s/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
@@ -125,7 +104,7 @@ int topology_read(const char *root, struct topology *t)
 		c->cpu = online[i];
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/physical_package_id",
 			 root, c->cpu);
-		c->package = read_int(path, 0);
+		c->package = (int)read_number(path, 0);
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
 			 root, c->cpu);
 		nsib = read_cpus(path, sib, TOPO_MAX_CPUS);

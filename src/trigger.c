@@ -21,7 +21,14 @@ static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_
 
 const char *trigger_name(enum trigger kind)
 {
-	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic" };
+	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "close", "none" };
+
+	return names[kind];
+}
+
+const char *loop_name(enum loop_kind kind)
+{
+	static const char *const names[] = { "auto", "bpf_for", "bpf_loop", "none" };
 
 	return names[kind];
 }
@@ -42,30 +49,31 @@ static const char *fentry_target(void)
 	return NULL;
 }
 
-/* --trigger nic: the CPUs that receive packets are the producers, each with
- * its own keys; a benchmark needs producer-driven BPF programs and no pairs. */
-int trigger_validate(struct config *cfg)
+/* --trigger nic: the CPUs that receive packets are the producers (one
+ * counter slot per possible CPU id), each with its own keys; a benchmark
+ * needs producer-driven BPF programs and no pairs. */
+int trigger_plan(struct plan *plan)
 {
-	const char *family = cfg->bench->family->name;
+	const char *family = plan->bench->family->name;
 	int cpus = libbpf_num_possible_cpus();
 
-	if (cfg->trigger != TRIGGER_NIC) {
-		if (cfg->iface || cfg->xdp_pass || cfg->force) {
+	if (plan->trigger != TRIGGER_NIC) {
+		if (plan->iface || plan->xdp_pass || plan->force) {
 			mb_err("--iface, --xdp-action and --force go with --trigger nic");
 			return EXIT_USAGE;
 		}
 		return EXIT_OK;
 	}
-	if (!cfg->iface) {
+	if (!plan->iface) {
 		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
 		return EXIT_USAGE;
 	}
-	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || layout_is_pairs(cfg->bench->layout)) {
+	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || plan->bench->walk->pairs) {
 		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
-		       cfg->bench->name);
+		       plan->bench->name);
 		return EXIT_USAGE;
 	}
-	if (cfg->producers != 1 || cfg->nr_prod_cpus || cfg->placement != PLACE_NONE) {
+	if (plan->producers != 1 || plan->nr_prod_cpus || plan->placement != PLACE_NONE) {
 		mb_err("-p, -a, --prod-affinity and --placement do not apply to --trigger nic: the CPUs that receive the packets are the producers");
 		return EXIT_USAGE;
 	}
@@ -73,9 +81,7 @@ int trigger_validate(struct config *cfg)
 		mb_err("--trigger nic: %d possible CPUs, mapbench counts at most %d", cpus, MAX_PRODUCERS);
 		return EXIT_UNSUPPORTED;
 	}
-	cfg->producers = cpus;
-	if (cfg->batch < 0)
-		cfg->batch = UNROLL;
+	plan->producers = cpus;
 	return EXIT_OK;
 }
 
@@ -85,17 +91,16 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 	const char *target;
 
 	memset(t, 0, sizeof(*t));
-	t->kind = run->cfg->trigger;
+	t->kind = run->plan->trigger;
 	t->use_for = kernel_has_func("bpf_iter_num_new");
-	if (run->cfg->loop == LOOP_FOR && !t->use_for) {
+	if (run->plan->loop == LOOP_FOR && !t->use_for) {
 		mb_err("this kernel (%s) has no open-coded iterators (bpf_iter_num_new): use --loop bpf_loop",
 		       kernel_release());
 		return EXIT_UNSUPPORTED;
 	}
-	if (run->cfg->loop == LOOP_BPF_LOOP)
+	if (run->plan->loop == LOOP_BPF_LOOP)
 		t->use_for = false;
 	run->loop = t->use_for ? "bpf_for" : "bpf_loop";
-	run->trigger = trigger_name(t->kind);
 	run->timing = "bpf_ktime_get_ns around each batch";
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(p, false);
@@ -128,7 +133,7 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 
 	if (log_find("failed to create")) {
 		mb_err("the kernel refused to create the %s map (%s): %s",
-		       run->cfg->map_name, run->map_type_name, strerror(-err));
+		       run->plan->map_name, run->map_type_name, strerror(-err));
 		return EXIT_UNSUPPORTED;
 	}
 	if (t->kind == TRIGGER_FENTRY && err == -EPERM) {
@@ -137,7 +142,7 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 	}
 	if (t->trace && (line = log_find("cannot use"))) {
 		mb_err("the kernel's verifier refuses %s maps in %s programs (\"%s\"); use --trigger xdp",
-		       run->cfg->map_name, trigger_name(t->kind), line);
+		       run->plan->map_name, trigger_name(t->kind), line);
 		return EXIT_UNSUPPORTED;
 	}
 	if (err == -E2BIG && !t->use_for) {
@@ -156,7 +161,7 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
  * else generic, which the result's warning says. */
 static int attach_nic(struct trigger_state *t, struct run *run)
 {
-	const struct config *c = run->cfg;
+	const struct plan *c = run->plan;
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	int ifindex = if_nametoindex(c->iface), err;
 
@@ -185,9 +190,9 @@ static int attach_nic(struct trigger_state *t, struct run *run)
 	bpf_xdp_query(ifindex, 0, &q);
 	run->nic_mode = q.attach_mode == XDP_ATTACHED_SKB ? "generic" : "native";
 	if (q.attach_mode == XDP_ATTACHED_SKB)
-		snprintf(run->warning, sizeof(run->warning),
-			 "generic XDP on %s (its driver has no native XDP): packets take the kernel's "
-			 "slower generic path; per-packet figures are not the driver's", c->iface);
+		run_warn(run, "generic XDP on %s (its driver has no native XDP): packets take the "
+			 "kernel's slower generic path; per-packet figures are not the driver's",
+			 c->iface);
 	return EXIT_OK;
 }
 

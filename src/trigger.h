@@ -22,9 +22,10 @@ struct trigger_state {
 	struct bpf_map *tid2prod;
 };
 
-/* The trigger's options (--trigger nic: --iface, one producer per CPU, a
- * benchmark whose producers work alone); one-line error, EXIT_USAGE. */
-int trigger_validate(struct config *cfg);
+/* plan_resolve()'s part for the trigger: --trigger nic takes one producer
+ * slot per possible CPU and needs --iface and a benchmark whose producers
+ * work alone; the nic options go with nothing else. One-line error, EXIT_USAGE. */
+int trigger_plan(struct plan *plan);
 /* Before load: choose programs for the trigger and loop kind. */
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
 /* After a failed load: one line saying why and what to do; returns the exit status. */
@@ -36,6 +37,5 @@ int trigger_xdp(const struct trigger_state *t, int prod);
 /* One batch for producer prod through the configured trigger; 0 or -errno. */
 int trigger_fire(const struct trigger_state *t, int prod);
 void trigger_detach(struct trigger_state *t);
-const char *trigger_name(enum trigger kind);
 
 #endif

@@ -19,7 +19,7 @@ SCHEMA = ROOT / "scripts" / "result-schema.json"
 OUR_MAPS = {"target", "keys", "scratch", "tid2prod", "htab_bpf.bss", "htab_bpf.rodata",
             "lpm_bpf.bss", "lpm_bpf.rodata", "trie", "free_bpf.bss", "free_bpf.rodata", "starts"}
 OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "fentry_loop",
-             "wq_start", "wq_end", "free_entry", "free_exit"}
+             "nic_for", "nic_loop", "wq_start", "wq_end", "free_entry", "free_exit"}
 
 
 def script_module(name):

@@ -16,6 +16,9 @@ def test_benchmark_table_is_the_contract_table():
 def test_every_benchmark_has_a_unit_and_a_clock():
     rows = [r.strip("|").split("|") for r in run_bench("--contracts").stdout.splitlines()[2:]]
     names = run_bench("-l").stdout
-    for name, alias, workload, figure, unit, clock in ([c.strip() for c in r] for r in rows):
-        assert name in names and workload and figure and unit
+    for name, alias, workload, walk, trigger, loop, batch, figure, unit, clock in (
+            [c.strip() for c in r] for r in rows):
+        assert name in names and workload and walk and figure and unit
+        assert trigger in ("xdp", "raw_tp", "fentry", "close", "none"), name
+        assert loop in ("auto", "bpf_for", "bpf_loop", "none") and int(batch) >= 0, name
         assert clock in ("wall", "in-kernel", "none"), name

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "parse.h"
 
-static int parse(struct config *cfg, enum cli_action *action, const char *line)
+static int parse(struct plan *cfg, enum cli_action *action, const char *line)
 {
 	static char buf[512];
 	static char *argv[32];
@@ -44,7 +45,7 @@ static void cpusets(void **state)
 
 static void kernel_bench_spellings(void **state)
 {
-	struct config cfg;
+	struct plan cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench bpf-hashmap-lookup --nr_entries 500 --key_size 8 "
@@ -66,7 +67,7 @@ static void kernel_bench_spellings(void **state)
 
 static void options_anywhere(void **state)
 {
-	struct config cfg;
+	struct plan cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench -p 2 htab-lookup --map lru --keys random "
@@ -77,12 +78,12 @@ static void options_anywhere(void **state)
 	assert_string_equal(cfg.json_path, "x.json");
 	assert_string_equal(cfg.label, "before");
 	assert_true(cfg.quiet);
-	assert_int_equal(cfg.nr_entries, -1);	/* default left to validation */
+	assert_int_equal(cfg.nr_entries, -1);	/* default left to plan_resolve() */
 }
 
 static void usage_errors(void **state)
 {
-	struct config cfg;
+	struct plan cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench"), EXIT_USAGE);

@@ -1,26 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Key layouts and permutations. */
+/* Key walks as plan_resolve() sets them up, and permutations. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "cli.h"
 #include "keys.h"
+#include "plan.h"
 
-static struct config config_for(const char *bench, int producers, long max, long nr)
+/* What the command line would give: the benchmark, -p, --max-entries, --nr-entries. */
+static struct plan given_for(const char *bench, int producers, long max, long nr)
 {
-	struct config cfg;
-	enum cli_action a;
-	char *argv[] = { "bench", (char *)bench, NULL };
+	struct plan given;
 
-	cli_parse(2, argv, &cfg, &a);
-	cfg.map_name = "htab";
-	cfg.producers = producers;
-	cfg.max_entries = max;
-	cfg.nr_entries = nr;
-	return cfg;
+	plan_unset(&given);
+	given.bench = bench_find(bench, NULL);
+	given.producers = producers;
+	given.max_entries = max;
+	given.nr_entries = nr;
+	return given;
+}
+
+/* The resolved plan of given_for(), which must resolve. */
+static struct plan plan_for(const char *bench, int producers, long max, long nr)
+{
+	struct plan given = given_for(bench, producers, max, nr), plan;
+
+	assert_int_equal(plan_resolve(&given, &plan), EXIT_OK);
+	return plan;
+}
+
+static int resolve(struct plan given)
+{
+	struct plan plan;
+
+	return plan_resolve(&given, &plan);
 }
 
 static void permutation_keeps_prefill_ids(void **state)
@@ -59,12 +74,11 @@ static void permutation_is_shuffled_and_seeded(void **state)
 
 static void sliced_layout_is_disjoint_and_complete(void **state)
 {
-	struct config cfg = config_for("htab-delete", 3, 1000, -1);
+	struct plan cfg = plan_for("htab-delete", 3, 1000, -1);
 	struct prod_ctl ctl[3];
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
 	assert_int_equal(cfg.nr_entries, 1000);
-	layout_assign(&cfg, ctl);
+	walk_assign(&cfg, ctl);
 	assert_int_equal(ctl[0].lo, 0);
 	assert_int_equal(ctl[1].lo, ctl[0].hi);
 	assert_int_equal(ctl[2].lo, ctl[1].hi);
@@ -77,11 +91,10 @@ static void sliced_layout_is_disjoint_and_complete(void **state)
 
 static void churn_pairs_share_slices(void **state)
 {
-	struct config cfg = config_for("htab-add_del_on_diff_cpu", 4, 1000, 200);
+	struct plan cfg = plan_for("htab-add_del_on_diff_cpu", 4, 1000, 200);
 	struct prod_ctl ctl[4];
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
-	layout_assign(&cfg, ctl);
+	walk_assign(&cfg, ctl);
 	assert_int_equal(ctl[0].op, MB_OP_ADD);
 	assert_int_equal(ctl[1].op, MB_OP_REMOVE);
 	assert_int_equal(ctl[0].lo, 200);
@@ -91,14 +104,13 @@ static void churn_pairs_share_slices(void **state)
 	assert_int_equal(ctl[3].hi, 1000);
 }
 
-/* A layout as the bench sets it up: validated, assigned, its key ids in order. */
-static struct config laid_out(const char *bench, int producers, long max, struct prod_ctl *ctl,
-			      __u32 *ids)
+/* A walk as the bench sets it up: resolved, assigned, its key ids in order. */
+static struct plan laid_out(const char *bench, int producers, long max, struct prod_ctl *ctl,
+			    __u32 *ids)
 {
-	struct config cfg = config_for(bench, producers, max, -1);
+	struct plan cfg = plan_for(bench, producers, max, -1);
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
-	layout_assign(&cfg, ctl);
+	walk_assign(&cfg, ctl);
 	keys_ids(&cfg, ids, KEYS_SEQ);
 	return cfg;
 }
@@ -108,7 +120,7 @@ static void strided_layout_is_htab_mem(void **state)
 {
 	struct prod_ctl ctl[4];
 	__u32 ids[8192];
-	struct config cfg = laid_out("htab-mem-overwrite", 4, 8192, ctl, ids);
+	struct plan cfg = laid_out("htab-mem-overwrite", 4, 8192, ctl, ids);
 
 	assert_int_equal(cfg.batch, 64);
 	assert_int_equal(cfg.nr_entries, 0);
@@ -125,13 +137,13 @@ static void strided_pairs_share_keys(void **state)
 {
 	struct prod_ctl ctl[4];
 	__u32 ids[8192];
-	struct config cfg = laid_out("htab-mem-add_del_on_diff_cpu", 4, 8192, ctl, ids);
+	struct plan cfg = laid_out("htab-mem-add_del_on_diff_cpu", 4, 8192, ctl, ids);
 
 	assert_int_equal(ctl[0].op, MB_OP_ADD);
 	assert_int_equal(ctl[1].op, MB_OP_REMOVE);
 	assert_int_equal(ctl[1].lo, ctl[0].lo);
 	assert_int_equal(ids[ctl[2].lo + 1], 1 + 2);
-	assert_true(layout_is_pairs(cfg.bench->layout));
+	assert_true(cfg.bench->walk->pairs);
 }
 
 /* bpf-hashmap-full-update: the map full, each producer one absent key. */
@@ -139,11 +151,11 @@ static void absent_layout_is_full_update(void **state)
 {
 	struct prod_ctl ctl[2];
 	__u32 ids[1002];
-	struct config cfg = laid_out("bpf-hashmap-full-update", 2, 1000, ctl, ids);
+	struct plan cfg = laid_out("bpf-hashmap-full-update", 2, 1000, ctl, ids);
 
 	assert_int_equal(cfg.nr_entries, 1000);
 	assert_int_equal(cfg.batch, 10000);
-	assert_int_equal(layout_key_slots(&cfg), 1002);
+	assert_int_equal(walk_key_slots(&cfg), 1002);
 	for (int p = 0; p < 2; p++) {
 		assert_int_equal(ctl[p].hi - ctl[p].lo, 1);
 		assert_int_equal(ids[ctl[p].lo], 1000 + p);
@@ -155,7 +167,7 @@ static void from_first_layout_is_hashmap_lookup(void **state)
 {
 	struct prod_ctl ctl[2];
 	__u32 ids[1000];
-	struct config cfg = laid_out("bpf-hashmap-lookup", 2, 1000, ctl, ids);
+	struct plan cfg = laid_out("bpf-hashmap-lookup", 2, 1000, ctl, ids);
 
 	assert_int_equal(cfg.nr_entries, 500);
 	assert_int_equal(cfg.batch, 1000000);
@@ -168,11 +180,11 @@ static void from_first_layout_is_hashmap_lookup(void **state)
 /* --keys random visits a permutation, but the prefill order stays ids ascending. */
 static void random_order_leaves_prefill_order(void **state)
 {
-	struct config cfg = config_for("htab-lookup", 1, 1000, -1);
+	struct plan given = given_for("htab-lookup", 1, 1000, -1), cfg;
 	__u32 seq[1000], rnd[1000];
 
-	cfg.keys = KEYS_RANDOM;
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	given.keys = KEYS_RANDOM;
+	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
 	keys_ids(&cfg, seq, KEYS_SEQ);
 	keys_ids(&cfg, rnd, KEYS_RANDOM);
 	for (int i = 0; i < 1000; i++)
@@ -182,38 +194,66 @@ static void random_order_leaves_prefill_order(void **state)
 
 static void shared_layout_spreads_start(void **state)
 {
-	struct config cfg = config_for("htab-lookup", 2, 1000, 500);
+	struct plan cfg = plan_for("htab-lookup", 2, 1000, 500);
 	struct prod_ctl ctl[2];
 
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
-	layout_assign(&cfg, ctl);
+	walk_assign(&cfg, ctl);
 	assert_int_equal(ctl[0].hi, 500);
 	assert_int_equal(ctl[1].lo, 0);
 	assert_int_equal(ctl[1].cur, 250);
 	assert_int_equal(cfg.batch, 1024);
 }
 
-static void layout_errors(void **state)
+static void walk_errors(void **state)
 {
-	struct config cfg = config_for("htab-lookup", 1, 1000, 2000);
+	struct plan given, cfg;
 
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* nr > max */
-	cfg = config_for("htab-add_del_on_diff_cpu", 3, 1000, -1);
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* odd -p */
-	cfg = config_for("htab-overwrite", 1, 1000, 1000);
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* no churn keys */
-	cfg = config_for("htab-overwrite-full", 1, 1000, 10);
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* full needs nr == max */
-	cfg = config_for("htab-overwrite-full", 1, 1000, -1);
-	assert_int_equal(layout_validate(&cfg), EXIT_OK);
+	assert_int_equal(resolve(given_for("htab-lookup", 1, 1000, 2000)), EXIT_USAGE); /* nr > max */
+	assert_int_equal(resolve(given_for("htab-add_del_on_diff_cpu", 3, 1000, -1)),
+			 EXIT_USAGE);						/* odd -p */
+	assert_int_equal(resolve(given_for("htab-overwrite", 1, 1000, 1000)),
+			 EXIT_USAGE);						/* no churn keys */
+	assert_int_equal(resolve(given_for("htab-overwrite-full", 1, 1000, 10)),
+			 EXIT_USAGE);						/* full: nr == max */
+	cfg = plan_for("htab-overwrite-full", 1, 1000, -1);
 	assert_int_equal(cfg.nr_entries, 1000);
-	cfg = config_for("htab-mem-overwrite", 200, 8192, -1);
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* 200 x 64 keys > max */
-	cfg = config_for("htab-mem-overwrite", 2, 8192, 100);
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* starts empty */
-	cfg = config_for("bpf-hashmap-full-update", 1, 1000, -1);
-	cfg.keys = KEYS_RANDOM;
-	assert_int_equal(layout_validate(&cfg), EXIT_USAGE);		/* the kernel's order */
+	assert_int_equal(resolve(given_for("htab-mem-overwrite", 200, 8192, -1)),
+			 EXIT_USAGE);						/* 200 x 64 > max */
+	assert_int_equal(resolve(given_for("htab-mem-overwrite", 2, 8192, 100)),
+			 EXIT_USAGE);						/* starts empty */
+	given = given_for("bpf-hashmap-full-update", 1, 1000, -1);
+	given.keys = KEYS_RANDOM;
+	assert_int_equal(resolve(given), EXIT_USAGE);			/* the kernel's order */
+}
+
+/* The resolve step writes only its output: the options it read stay as given. */
+static void resolve_leaves_the_options_alone(void **state)
+{
+	struct plan given = given_for("htab-delete", 3, 1000, -1), copy = given, cfg;
+
+	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
+	assert_memory_equal(&given, &copy, sizeof(given));
+	assert_int_equal(cfg.nr_entries, 1000);
+	assert_int_equal(given.nr_entries, -1);
+}
+
+/* A benchmark that differs from htab-lookup only in data (16-byte keys by
+ * default) is one more row: the same plan but for the key size, nothing
+ * else to write. */
+static void a_data_only_benchmark_is_one_row(void **state)
+{
+	struct bench row = *bench_find("htab-lookup", NULL);
+	struct plan given, wide, base = plan_for("htab-lookup", 1, -1, -1);
+
+	row.name = "htab-lookup-16";
+	row.key_size = 16;
+	plan_unset(&given);
+	given.bench = &row;
+	assert_int_equal(plan_resolve(&given, &wide), EXIT_OK);
+	assert_int_equal(wide.key_size, 16);
+	wide.key_size = base.key_size;
+	wide.bench = base.bench;
+	assert_true(json_equal(plan_json(&wide), plan_json(&base)));
 }
 
 int main(void)
@@ -229,7 +269,9 @@ int main(void)
 		cmocka_unit_test(from_first_layout_is_hashmap_lookup),
 		cmocka_unit_test(random_order_leaves_prefill_order),
 		cmocka_unit_test(shared_layout_spreads_start),
-		cmocka_unit_test(layout_errors),
+		cmocka_unit_test(walk_errors),
+		cmocka_unit_test(resolve_leaves_the_options_alone),
+		cmocka_unit_test(a_data_only_benchmark_is_one_row),
 	};
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "plan.h"
 #include "result.h"
 
 static char dir[64];
@@ -43,8 +44,8 @@ static int count_files(const char *path)
 
 static json_t *sample_document(enum run_status status)
 {
-	static struct config cfg;
-	static struct run run = { .cfg = &cfg, .map_type_name = "BPF_MAP_TYPE_HASH", .batch = 64 };
+	static struct plan given, cfg;
+	static struct run run = { .plan = &cfg, .map_type_name = "BPF_MAP_TYPE_HASH" };
 	static struct prod_delta d[2] = { { 100, 1000, 100, 0 }, { 100, 1000, 90, 10 } };
 	static struct sample v[2] = { { .warmup = true, .interval_ns = 1e9, .prod = &d[0] },
 				      { .interval_ns = 1e9, .prod = &d[1] } };
@@ -53,15 +54,14 @@ static json_t *sample_document(enum run_status status)
 	char *argv[] = { "bench", "htab-lookup", "--label", "after", NULL };
 	enum cli_action a;
 
-	cli_parse(4, argv, &cfg, &a);
-	cfg.map_name = "htab";
-	cfg.max_entries = 1000;
-	cfg.nr_entries = 1000;
-	sample_finish(&v[0], 1, bench_find("htab-lookup"));
-	sample_finish(&v[1], 1, bench_find("htab-lookup"));
+	cli_parse(4, argv, &given, &a);
+	given.batch = 64;
+	plan_resolve(&given, &cfg);
+	sample_finish(&v[0], 1, bench_find("htab-lookup", NULL));
+	sample_finish(&v[1], 1, bench_find("htab-lookup", NULL));
 	s.errs[7] = 2;
 	summarize_run(&s, &sum);
-	return result_json(&run, &s, &sum, status);
+	return result_json(&run, &s, &sum, NULL, status);
 }
 
 static void document_has_schema_and_figures(void **state)

@@ -44,7 +44,7 @@ static void sample_rates_per_producer(void **state)
 	struct prod_delta d[2] = { { .ops = 1000, .ns = 1000 }, { .ops = 1000, .ns = 4000 } };
 	struct sample s = { .prod = d, .interval_ns = 1e6 };
 
-	sample_finish(&s, 2, bench_find("htab-lookup"));
+	sample_finish(&s, 2, bench_find("htab-lookup", NULL));
 	assert_int_equal(s.ops, 2000);
 	assert_int_equal(s.ns, 5000);
 	assert_float_equal(s.mops, 2000 * 1e3 / 1e6, 1e-9);	/* 2000 ops in 1 ms: 2 M ops/s */
@@ -61,19 +61,19 @@ static void figures_follow_the_kernel_benches(void **state)
 	struct sample s = { .prod = d, .interval_ns = 1e9 };
 
 	/* htab-mem: runs per producer per wall second, in k/s */
-	sample_finish(&s, 2, bench_find("htab-mem-overwrite"));
+	sample_finish(&s, 2, bench_find("htab-mem-overwrite", NULL));
 	assert_float_equal(s.figure, 100 / 1e3, 1e-9);
 	/* batch_add_batch_del counts 2 per run */
-	sample_finish(&s, 2, bench_find("htab-mem-batch_add_batch_del"));
+	sample_finish(&s, 2, bench_find("htab-mem-batch_add_batch_del", NULL));
 	assert_float_equal(s.figure, 200 / 1e3, 1e-9);
 	/* bpf-hashmap-*: M events/s of in-kernel time, per producer */
-	sample_finish(&s, 2, bench_find("bpf-hashmap-full-update"));
+	sample_finish(&s, 2, bench_find("bpf-hashmap-full-update", NULL));
 	assert_float_equal(s.figure, (64 + 16) / 2.0, 1e-9);
 	/* lpm-trie-delete: all ops over all in-kernel time */
-	sample_finish(&s, 2, bench_find("lpm-trie-delete"));
+	sample_finish(&s, 2, bench_find("lpm-trie-delete", NULL));
 	assert_float_equal(s.figure, 12800 * 1e3 / 500000, 1e-9);
 	/* lpm-trie-free: K ops/s */
-	sample_finish(&s, 2, bench_find("lpm-trie-free"));
+	sample_finish(&s, 2, bench_find("lpm-trie-free", NULL));
 	assert_float_equal(s.figure, 12800 * 1e3 / 500000 * 1e3, 1e-6);
 }
 
@@ -87,7 +87,7 @@ static void run_summary_drops_warmup(void **state)
 	struct run_summary sum;
 
 	for (int i = 0; i < 3; i++)
-		sample_finish(&v[i], 1, bench_find("htab-lookup"));
+		sample_finish(&v[i], 1, bench_find("htab-lookup", NULL));
 	s.errs[12] = 3;
 	summarize_run(&s, &sum);
 	assert_int_equal(sum.n, 2);
@@ -110,7 +110,7 @@ static void empty_intervals_are_skipped(void **state)
 	struct run_summary sum;
 
 	for (int i = 0; i < 3; i++)
-		sample_finish(&v[i], 1, bench_find("htab-lookup"));
+		sample_finish(&v[i], 1, bench_find("htab-lookup", NULL));
 	assert_true(isnan(v[1].mops) && isnan(v[1].latency_ns));
 	summarize_run(&s, &sum);
 	assert_int_equal(sum.n, 2);

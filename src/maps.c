@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Map kinds: names, preallocation rules and types from the kernel's BTF
+ * (never a hard-coded number: rhtab's value depends on the kernel). */
+#include <stdio.h>
+#include <string.h>
+#include "maps.h"
+#include "probe.h"
+
+static const struct map_kind kinds[] = {
+	{ "htab", "HASH", MAP_HTAB },
+	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true },
+	{ "lru", "LRU_HASH", MAP_LRU, PREALLOC_ALWAYS,
+	  "LRU maps are always preallocated: drop --no-prealloc" },
+	{ "lru_percpu", "LRU_PERCPU_HASH", MAP_LRU_PERCPU, PREALLOC_ALWAYS,
+	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true },
+	{ "rhtab", "RHASH", MAP_RHTAB, PREALLOC_NEVER,
+	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc" },
+	{ "lpm_trie", "LPM_TRIE", MAP_LPM, PREALLOC_NEVER,
+	  "LPM tries are never preallocated: drop --prealloc" },
+};
+
+#define NR_KINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
+
+const struct map_kind *map_kind_find(const char *name)
+{
+	for (int i = 0; name && i < NR_KINDS; i++)
+		if (!strcmp(kinds[i].name, name))
+			return &kinds[i];
+	return NULL;
+}
+
+const char *map_kinds_list(unsigned int mask, char *buf, int len)
+{
+	int n = 0, total = 0, at = 0;
+
+	for (int i = 0; i < NR_KINDS; i++)
+		total += !!(mask & kinds[i].bit);
+	buf[0] = 0;
+	for (int i = 0; i < NR_KINDS; i++) {
+		if (!(mask & kinds[i].bit))
+			continue;
+		at += snprintf(buf + at, len > at ? len - at : 0, "%s%s",
+			       !n ? "" : n + 1 == total ? " or " : ", ", kinds[i].name);
+		n++;
+	}
+	return buf;
+}
+
+long map_kind_type(const struct map_kind *k, char *name, int len)
+{
+	snprintf(name, len, "BPF_MAP_TYPE_%s", k->suffix);
+	return kernel_map_type(k->suffix);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The map kinds mapbench runs on, by --map name, and their types resolved
+ * from the running kernel's BTF. */
+#ifndef MAPBENCH_MAPS_H
+#define MAPBENCH_MAPS_H
+#include <stdbool.h>
+
+enum prealloc_rule { PREALLOC_EITHER, PREALLOC_ALWAYS, PREALLOC_NEVER };
+
+struct map_kind {
+	const char *name;		/* --map */
+	const char *suffix;		/* BPF_MAP_TYPE_<suffix> */
+	unsigned int bit;		/* in a benchmark's maps mask */
+	enum prealloc_rule prealloc;
+	const char *prealloc_why;	/* the refusal when the plan asks otherwise */
+	bool percpu;
+};
+
+#define MAP_HTAB	(1u << 0)
+#define MAP_PERCPU	(1u << 1)
+#define MAP_LRU		(1u << 2)
+#define MAP_LRU_PERCPU	(1u << 3)
+#define MAP_RHTAB	(1u << 4)
+#define MAP_LPM		(1u << 5)
+#define HASH_MAPS (MAP_HTAB | MAP_PERCPU | MAP_LRU | MAP_LRU_PERCPU | MAP_RHTAB)
+
+/* The kind called name, or NULL. */
+const struct map_kind *map_kind_find(const char *name);
+/* "htab, percpu, lru, lru_percpu or rhtab": the kinds of a mask, for messages. */
+const char *map_kinds_list(unsigned int mask, char *buf, int len);
+/* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
+long map_kind_type(const struct map_kind *k, char *name, int len);
+
+#endif

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The resolve step: row defaults, then derived values, then checks. Only
+ * this file writes a plan; everything after it reads a const one. */
+#include <errno.h>
+#include <string.h>
+#include "cpu.h"
+#include "keys.h"
+#include "maps.h"
+#include "plan.h"
+#include "trigger.h"
+
+void plan_unset(struct plan *given)
+{
+	memset(given, 0, sizeof(*given));
+	given->producers = 1;
+	given->warmup = 1;
+	given->duration = 5;
+	given->trigger = -1;
+	given->loop = -1;
+	given->key_size = -1;
+	given->value_size = -1;
+	given->max_entries = -1;
+	given->prefix_len = -1;
+	given->nr_entries = -1;
+	given->prealloc = -1;
+	given->keys = -1;
+	given->seed = -1;
+	given->batch = -1;
+}
+
+#define OR(given, dflt) ((given) >= 0 ? (given) : (dflt))
+
+/* The map kind and its preallocation: the kind's rule where it has one,
+ * else the user's choice, else the row's. */
+static int resolve_map(const struct plan *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+	char kinds[96];
+
+	p->map_name = given->map_name ?: b->map;
+	if (given->all) {
+		p->map_name = "all";
+		return EXIT_OK;
+	}
+	p->map = map_kind_find(p->map_name);
+	if (!p->map || !(p->map->bit & b->maps)) {
+		if (b->maps & MAP_LPM)
+			mb_err("%s runs on an LPM trie: drop --map %s", b->name, p->map_name);
+		else
+			mb_err("unknown map '%s' for %s: use %s", p->map_name, b->name,
+			       map_kinds_list(b->maps, kinds, sizeof(kinds)));
+		return EXIT_USAGE;
+	}
+	p->prealloc = p->map->prealloc == PREALLOC_ALWAYS ? 1 :
+		      p->map->prealloc == PREALLOC_NEVER ? 0 : b->prealloc;
+	if (given->prealloc >= 0 && given->prealloc != p->prealloc &&
+	    p->map->prealloc != PREALLOC_EITHER) {
+		mb_err("%s", p->map->prealloc_why);
+		return EXIT_USAGE;
+	}
+	p->prealloc = OR(given->prealloc, p->prealloc);
+	return EXIT_OK;
+}
+
+static int resolve_sizes(const struct plan *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+	long nr_default;
+
+	p->key_size = OR(given->key_size, b->key_size);
+	p->value_size = OR(given->value_size, b->value_size);
+	if (b->prefix_len == -1 && given->prefix_len >= 0) {
+		mb_err("--prefix-len is for LPM trie benchmarks, not %s", b->name);
+		return EXIT_USAGE;
+	}
+	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : -1;
+	nr_default = b->nr_entries;
+	p->max_entries = given->max_entries >= 0 ? given->max_entries :
+			 b->max_entries_of ? b->max_entries_of() :
+			 b->max_entries == ENTRIES_NR ? OR(given->nr_entries, nr_default) :
+			 b->max_entries;
+	if (nr_default == ENTRIES_MAX || nr_default > p->max_entries)
+		nr_default = p->max_entries;
+	p->nr_entries = OR(given->nr_entries, nr_default);
+	return EXIT_OK;
+}
+
+/* The key walk's rules on nr-entries and order, then its batch fit. */
+static int resolve_keys(const struct plan *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+	const struct key_walk *w = b->walk;
+	int err;
+
+	p->keys = OR(given->keys, KEYS_SEQ);
+	p->seed = OR(given->seed, 1);
+	if (!w)
+		return EXIT_OK;
+	if (w->pairs && p->producers % 2) {
+		mb_err("%s adds on one producer and deletes on the next: -p must be even, not %d",
+		       b->name, p->producers);
+		return EXIT_USAGE;
+	}
+	if (w->fills_map && given->nr_entries >= 0 && given->nr_entries != p->max_entries) {
+		mb_err("%s fills the map: --nr-entries (%ld) must equal --max-entries (%ld) or be left out",
+		       b->name, given->nr_entries, p->max_entries);
+		return EXIT_USAGE;
+	}
+	if (op_works_to_end(b->op) && p->keys == KEYS_RANDOM) {
+		mb_err("%s works through the keys in order, as the kernel bench does: drop --keys random",
+		       b->name);
+		return EXIT_USAGE;
+	}
+	if (w->kernel_order && p->keys == KEYS_RANDOM) {
+		mb_err("%s visits its keys in the kernel bench's order: drop --keys random", b->name);
+		return EXIT_USAGE;
+	}
+	if (w->starts_empty && given->nr_entries > 0) {
+		mb_err("%s starts from an empty map: drop --nr-entries", b->name);
+		return EXIT_USAGE;
+	}
+	if (w->starts_empty)
+		p->nr_entries = 0;
+	if (w->fills_map)
+		p->nr_entries = p->max_entries;
+	if (p->nr_entries > p->max_entries) {
+		mb_err("--nr-entries (%ld) is larger than --max-entries (%ld)",
+		       p->nr_entries, p->max_entries);
+		return EXIT_USAGE;
+	}
+	err = w->fit(p);
+	if (err || w->unbatched)
+		return err;
+	p->batch -= p->batch % UNROLL;
+	if (p->batch < UNROLL)
+		p->batch = UNROLL;
+	return EXIT_OK;
+}
+
+static int resolve_trigger(const struct plan *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+
+	if (given->trigger >= 0 && b->trigger >= TRIGGER_CLOSE) {
+		mb_err("%s runs no producer programs (%s): drop --trigger", b->name,
+		       b->trigger == TRIGGER_CLOSE ? "its maps are freed by close()" : "it only creates maps");
+		return EXIT_USAGE;
+	}
+	if (given->loop >= 0 && b->loop == LOOP_NONE) {
+		mb_err("%s runs no producer loop: drop --loop", b->name);
+		return EXIT_USAGE;
+	}
+	p->trigger = OR(given->trigger, (int)b->trigger);
+	p->loop = OR(given->loop, (int)b->loop);
+	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
+	return trigger_plan(p);
+}
+
+int plan_resolve(const struct plan *given, struct plan *out)
+{
+	const struct bench *b = given->bench;
+	int err;
+
+	*out = *given;
+	if (b->single_producer && given->producers > 1) {
+		mb_err("%s needs the map to itself: run it with -p 1", b->name);
+		return EXIT_USAGE;
+	}
+	if (given->all && b->lines != LINES_MEM_TABLE) {
+		mb_err("--all is for mem, not %s", b->name);
+		return EXIT_USAGE;
+	}
+	err = resolve_map(given, out) ?: resolve_sizes(given, out) ?:
+	      resolve_trigger(given, out) ?: resolve_keys(given, out) ?: cpu_plan(out);
+	return err ?: b->family->check(out);
+}
+
+json_t *plan_json(const struct plan *p)
+{
+	json_t *cpus = json_null(), *o;
+
+	if (p->nr_prod_cpus) {
+		cpus = json_array();
+		for (int i = 0; i < p->producers; i++)
+			json_array_append_new(cpus, json_integer(p->prod_cpus[i]));
+	}
+	o = json_pack("{s:s, s:b, s:i, s:i, s:I, s:I, s:o, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s, s:s}",
+		"map", p->map_name,
+		"prealloc", p->prealloc != 0,
+		"key_size", p->key_size,
+		"value_size", p->value_size,
+		"max_entries", (json_int_t)p->max_entries,
+		"nr_entries", (json_int_t)p->nr_entries,
+		"prefix_len", p->prefix_len >= 0 ? json_integer(p->prefix_len) : json_null(),
+		"keys", p->keys == KEYS_RANDOM ? "random" : "seq",
+		"seed", (json_int_t)p->seed,
+		"producers", p->producers,
+		"prod_cpus", cpus,
+		"warmup", p->warmup,
+		"duration", p->duration,
+		"batch", p->bench->walk ? p->batch : 0,
+		"key_set", (json_int_t)walk_key_set(p),
+		"trigger", trigger_name(p->trigger),
+		"loop", loop_name(p->loop),
+		"key_walk", p->bench->walk ? p->bench->walk->name : "none");
+	if (o && p->placement != PLACE_NONE)
+		json_object_set_new(o, "placement", json_string(placement_name(p->placement)));
+	if (o && p->trigger == TRIGGER_NIC)
+		json_object_update_new(o, json_pack("{s:s, s:s}", "iface", p->iface,
+						    "xdp_action", p->xdp_pass ? "pass" : "drop"));
+	return o;
+}
+
+/* Index of name in names[n], or -1. */
+static int name_index(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+static long long int_field(json_t *params, const char *key, long long absent)
+{
+	json_t *v = json_object_get(params, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : absent;
+}
+
+/* The recorded params as options; the document stays loaded for the run,
+ * since the plan points into its strings. */
+static void given_from_params(json_t *pa, struct plan *g)
+{
+	static const char *const triggers[] = { "xdp", "raw_tp", "fentry", "nic" };
+	static const char *const loops[] = { "auto", "bpf_for", "bpf_loop" };
+	static const char *const places[] = { "none", "compact", "spread-llc", "spread-node",
+					      "smt-pairs" };
+	const char *map = json_string_value(json_object_get(pa, "map"));
+	json_t *cpus = json_object_get(pa, "prod_cpus");
+	int place = name_index(json_string_value(json_object_get(pa, "placement")), places, 5);
+	size_t i;
+	json_t *c;
+
+	g->all = map && !strcmp(map, "all");
+	g->map_name = g->all ? NULL : map;
+	g->key_size = int_field(pa, "key_size", -1);
+	g->value_size = int_field(pa, "value_size", -1);
+	g->max_entries = int_field(pa, "max_entries", -1);
+	g->nr_entries = int_field(pa, "nr_entries", -1);
+	g->prefix_len = int_field(pa, "prefix_len", -1);
+	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
+		      json_is_true(json_object_get(pa, "prealloc")) : -1;
+	g->keys = name_index(json_string_value(json_object_get(pa, "keys")),
+			     (const char *const[]){ "seq", "random" }, 2);
+	g->seed = int_field(pa, "seed", -1);
+	g->warmup = int_field(pa, "warmup", g->warmup);
+	g->duration = int_field(pa, "duration", g->duration);
+	if (g->bench->walk)
+		g->batch = int_field(pa, "batch", -1);
+	g->trigger = name_index(json_string_value(json_object_get(pa, "trigger")), triggers, 4);
+	g->loop = g->bench->loop == LOOP_NONE ? -1 :
+		  name_index(json_string_value(json_object_get(pa, "loop")), loops, 3);
+	if (g->trigger == TRIGGER_NIC) {
+		g->iface = json_string_value(json_object_get(pa, "iface"));
+		g->xdp_pass = !strcmp(json_string_value(json_object_get(pa, "xdp_action")) ?: "", "pass");
+		return;	/* one producer slot per CPU, found again on this machine */
+	}
+	g->producers = int_field(pa, "producers", 1);
+	if (place > 0) {
+		g->placement = place;
+		return;
+	}
+	json_array_foreach(cpus, i, c)
+		if (i < MAX_PRODUCERS)
+			g->prod_cpus[g->nr_prod_cpus++] = json_integer_value(c);
+}
+
+int plan_from_result(const char *path, struct plan *given)
+{
+	json_error_t e;
+	json_t *doc = json_load_file(path, 0, &e), *params;
+	const char *name;
+
+	if (!doc) {
+		mb_err("--from-result %s: not a result document (%s, line %d)", path, e.text, e.line);
+		return EXIT_USAGE;
+	}
+	name = json_string_value(json_object_get(doc, "benchmark"));
+	params = json_object_get(doc, "params");
+	if (!name || !json_is_object(params)) {
+		mb_err("--from-result %s: no benchmark and params in it: give a file ./bench --json wrote",
+		       path);
+		return EXIT_USAGE;
+	}
+	given->bench = bench_find(name, NULL);
+	if (!given->bench) {
+		mb_err("--from-result %s: this ./bench has no benchmark '%s' (./bench -l lists them)",
+		       path, name);
+		return EXIT_USAGE;
+	}
+	given_from_params(params, given);
+	return EXIT_OK;
+}
