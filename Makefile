@@ -32,7 +32,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-pandas python3-scipy python3-pytest \
 	python3-jsonschema python3-statsmodels \
 	util-linux qemu-system-x86 busybox-static cpio \
-	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2
+	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
 # The end-to-end kernel A/B of make check-slow builds this kernel source.
 DEB_PKGS_SLOW := linux-source-6.12
 
@@ -94,12 +94,12 @@ $(OUT)/bench.static: $(BENCH_OBJS)
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka
 
-# make run: the quick suite, its summary and a plot (LABEL=... to name the set).
+# make run: the quick suite, its table (printed once, by the suite) and one
+# chart per figure unit, named after the set (LABEL=... to name the set).
 LABEL ?= quick-$(shell uname -r)
 run: deps bench
 	$(PYTHON) scripts/suite run quick --label $(LABEL)
-	$(PYTHON) scripts/report results/$(LABEL)
-	$(PYTHON) scripts/plot results/$(LABEL)
+	$(PYTHON) scripts/plot results/$(LABEL) --kind summary
 
 # make suite SUITE=htab-mem [LABEL=before] [RUNS=10]: one seed experiment,
 # in results/LABEL (default SUITE-<kernel release>).

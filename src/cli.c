@@ -14,13 +14,13 @@ enum {
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
-	OPT_FROM_RESULT,
+	OPT_FROM_RESULT, OPT_VERSION,
 };
 
 /* The options that say how to run and report, not what: the only ones that
  * go with --from-result. */
 static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_DRY_RUN,
-				     OPT_CONTRACTS, OPT_FROM_RESULT };
+				     OPT_CONTRACTS, OPT_FROM_RESULT, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "producers", required_argument, NULL, 'p' },
@@ -35,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "from-result", required_argument, NULL, OPT_FROM_RESULT },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "perf", no_argument, NULL, OPT_PERF },
 	{ "placement", required_argument, NULL, OPT_PLACEMENT },
 	{ "help", no_argument, NULL, 'h' },
@@ -97,6 +98,7 @@ void cli_usage(FILE *f)
 "      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
+"      --version           the mapbench revision (git describe) of this build\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
 "      --dry-run           check the benchmark and its options, print the resolved\n"
 "                          plan (the result's params), load nothing\n"
@@ -286,6 +288,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case 'v': given->verbose = true; break;
 		case 'l': *action = CLI_LIST; break;
 		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
+		case OPT_VERSION: *action = CLI_VERSION; break;
 		case OPT_DRY_RUN: given->dry_run = true; break;
 		case OPT_FROM_RESULT: given->from_result = optarg; break;
 		case OPT_PERF: given->perf = true; break;

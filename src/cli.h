@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "bench.h"
 
-enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS };
+enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION };
 
 /* Parse argv into what the user gave (-1 / NULL for the rest; with
  * --from-result, what that result recorded). EXIT_OK, or an exit status

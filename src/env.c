@@ -15,6 +15,11 @@
 #define MAPBENCH_REV "unknown"
 #endif
 
+const char *mapbench_revision(void)
+{
+	return MAPBENCH_REV;
+}
+
 static json_t *file_or_unknown(const char *path)
 {
 	char buf[4096];
@@ -94,7 +99,7 @@ json_t *env_json(const struct run *run)
 		"bpf_jit_harden", file_or_unknown("/proc/sys/net/core/bpf_jit_harden"),
 		"date", now_utc(),
 		"libbpf_version", libbpf,
-		"mapbench_revision", MAPBENCH_REV,
+		"mapbench_revision", mapbench_revision(),
 		"label", run->plan->label ? json_string(run->plan->label) : json_null(),
 		"trigger", trigger_name(run->plan->trigger),
 		"loop", run->loop ? run->loop : loop_name(run->plan->loop),

@@ -6,5 +6,7 @@
 
 /* The machine and kernel a result was measured on; "unknown" where unreadable. */
 json_t *env_json(const struct run *run);
+/* The mapbench revision this binary was built from (git describe). */
+const char *mapbench_revision(void);
 
 #endif

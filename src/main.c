@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cpu.h"
+#include "env.h"
 #include "log.h"
 #include "output.h"
 #include "perf.h"
@@ -25,7 +26,8 @@ static int check_can_run(const struct plan *plan)
 	int err;
 
 	if (plan->json_path && (err = result_check_path(plan->json_path))) {
-		mb_err("cannot write --json %s: %s", plan->json_path, strerror(-err));
+		mb_err("cannot write --json %s: %s%s", plan->json_path, strerror(-err),
+		       err == -ENOENT ? " (its folder must exist; only folders inside results/ are made)" : "");
 		return EXIT_USAGE;
 	}
 	if (!have_bpf_caps(&missing)) {
@@ -59,8 +61,10 @@ static int write_result(const struct run *run, const struct samples *s,
 	return EXIT_OK;
 }
 
-/* Exit status of a run that got as far as sampling. */
-static int run_exit_status(const struct samples *s, const struct run_summary *sum, int failed)
+/* Exit status of a run that got as far as sampling: a run that measured
+ * nothing failed, whatever else it did. */
+static int run_exit_status(const struct run *run, const struct samples *s,
+			   const struct run_summary *sum, int failed)
 {
 	if (failed)
 		return failed;
@@ -71,6 +75,15 @@ static int run_exit_status(const struct samples *s, const struct run_summary *su
 	}
 	if (s->interrupted)
 		return 128 + stop_requested;
+	if (!sum->n && run->plan->trigger == TRIGGER_NIC) {
+		mb_err("no packet arrived on %s in %d s: nothing was measured; send traffic to it (README: Real NIC)",
+		       run->plan->iface, run->plan->duration);
+		return EXIT_RUNTIME;
+	}
+	if (!sum->n) {
+		mb_err("no measured sample completed an operation: nothing was measured (raise --duration?)");
+		return EXIT_RUNTIME;
+	}
 	return EXIT_OK;
 }
 
@@ -130,11 +143,11 @@ static int measure(struct run *run)
 	output_summary(run, &samples, &sum);
 	if (run->perf && !run->plan->quiet)
 		perf_print(run->perf, sum.ops, stdout);
-	status = run_exit_status(&samples, &sum, failed);
+	status = run_exit_status(run, &samples, &sum, failed);
 	/* Unexpected operation errors fail the run, even one cut short. */
 	werr = write_result(run, &samples, &sum, NULL,
-			    failed || sum.errors ? RUN_FAILED :
-			    samples.interrupted ? RUN_INTERRUPTED : RUN_COMPLETE);
+			    samples.interrupted && !failed && !sum.errors ? RUN_INTERRUPTED :
+			    status ? RUN_FAILED : RUN_COMPLETE);
 	samples_free(&samples);
 	return status ?: werr;
 }
@@ -170,6 +183,10 @@ int main(int argc, char **argv)
 	}
 	if (action == CLI_CONTRACTS) {
 		cli_contracts(stdout);
+		return EXIT_OK;
+	}
+	if (action == CLI_VERSION) {
+		printf("mapbench %s\n", mapbench_revision());
 		return EXIT_OK;
 	}
 	log_setup(given.verbose);

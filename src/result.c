@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,17 @@ static int mkdir_parents(const char *dir)
 	return 0;
 }
 
+/* Whether dir lies in a results/ folder, where missing folders are made. */
+static bool under_results(const char *dir)
+{
+	const char *p = dir;
+
+	for (; (p = strstr(p, "results")); p += 7)
+		if ((p == dir || p[-1] == '/') && (p[7] == '/' || !p[7]))
+			return true;
+	return false;
+}
+
 int result_check_path(const char *path)
 {
 	char copy[4096];
@@ -260,9 +272,12 @@ int result_check_path(const char *path)
 		return -EISDIR;
 	snprintf(copy, sizeof(copy), "%s", path);
 	dir = dirname(copy);
-	err = mkdir_parents(dir);
-	if (err)
+	if (stat(dir, &st) && errno == ENOENT && under_results(dir) && (err = mkdir_parents(dir)))
 		return err;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
 	return access(dir, W_OK) ? -errno : 0;
 }
 

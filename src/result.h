@@ -20,8 +20,9 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		    enum run_status status);
 /* A number, or null where it is not finite: JSON has no NaN. */
 json_t *json_num(double v);
-/* Make path's directory if needed and check it is writable: before a run,
- * so a bad --json fails at once. 0 or -errno. */
+/* Check, before a run, that path can be written: its folder exists (inside
+ * a results/ folder, missing folders are made; nowhere else) and is a
+ * writable directory. 0 or -errno. */
 int result_check_path(const char *path);
 /* Write atomically: a temporary file in the same directory, then rename.
  * 0 or -errno; nothing is left behind on failure. */

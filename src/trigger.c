@@ -68,6 +68,10 @@ int trigger_plan(struct plan *plan)
 		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
 		return EXIT_USAGE;
 	}
+	if (!if_nametoindex(plan->iface)) {
+		mb_err("--iface %s: no such interface here (ip link shows them)", plan->iface);
+		return EXIT_USAGE;
+	}
 	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || plan->bench->walk->pairs) {
 		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
 		       plan->bench->name);

@@ -1,8 +1,10 @@
 """Shared fixtures: the built ./bench, BPF object accounting, result loading."""
+import glob
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -13,14 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BPFTOOL = shutil.which("bpftool") or "/usr/sbin/bpftool"
 BENCH = ROOT / "bench"
 SCHEMA = ROOT / "scripts" / "result-schema.json"
-
-# Names of every map and program mapbench creates (the free benchmarks' maps
-# are mbf<pid> and mbp<pid>); anything left with these names after a run is a leak.
-OUR_MAPS = {"target", "keys", "scratch", "tid2prod", "htab_bpf.bss", "htab_bpf.rodata",
-            "lpm_bpf.bss", "lpm_bpf.rodata", "trie", "free_bpf.bss", "free_bpf.rodata", "starts"}
-OUR_PROGS = {"xdp_for", "xdp_loop", "raw_tp_for", "raw_tp_loop", "fentry_for", "fentry_loop",
-             "nic_for", "nic_loop", "wq_start", "wq_end", "free_entry", "free_exit"}
-
 
 def script_module(name):
     """scripts/NAME (no .py suffix) imported as a module, for unit tests."""
@@ -37,32 +31,67 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: long live proofs, run by make check-slow")
 
 
-def bpf_objects():
-    """Our maps, programs and links still loaded in the kernel."""
-    def names(kind):
-        out = subprocess.run([BPFTOOL, "-j", kind, "list"], capture_output=True, text=True,
-                             check=True).stdout
-        return [o.get("name", "") for o in json.loads(out or "[]")]
-    maps = [n for n in names("map") if n in OUR_MAPS or n.startswith(("mbf", "mbp"))]
-    progs = [n for n in names("prog") if n in OUR_PROGS]
-    links = names("link")
-    return maps, progs, len(links)
+KINDS = ("map", "prog", "link")
 
 
-def settled_objects(expected, timeout=10.0):
-    """bpf_objects() once it equals expected, or after timeout. Programs drop
-    their maps after an RCU grace period, so a clean exit is seen a moment later."""
+def _listed(kind):
+    out = subprocess.run([BPFTOOL, "-j", kind, "list"], capture_output=True, text=True,
+                         check=True).stdout
+    return {o["id"]: o for o in json.loads(out or "[]")}
+
+
+def bpf_snapshot():
+    """The ids of every BPF map, program and link in the kernel now."""
+    return {kind: set(_listed(kind)) for kind in KINDS}
+
+
+def _held(now):
+    """Ids some live process holds a file descriptor of, with the programs
+    its links hold and the maps its programs use."""
+    held = {kind: set() for kind in KINDS}
+    for info in glob.glob("/proc/[0-9]*/fdinfo/*"):
+        try:
+            text = open(info).read()
+        except OSError:
+            continue
+        for kind in KINDS:
+            m = re.search(rf"^{kind}_id:\s*(\d+)", text, re.M)
+            if m:
+                held[kind].add(int(m[1]))
+    held["prog"] |= {lk.get("prog_id") for i, lk in now["link"].items() if i in held["link"]}
+    for i, prog in now["prog"].items():
+        if i in held["prog"]:
+            held["map"] |= set(prog.get("map_ids", []))
+    return held
+
+
+def left_behind(before):
+    """Objects created since the snapshot that no live process holds: what our
+    runs left in the kernel. Objects of other processes (another checkout's
+    tests, a user's run) are held by them, so they do not count."""
+    now = {kind: _listed(kind) for kind in KINDS}
+    held = _held(now)
+    return sorted(f"{kind} {i} {now[kind][i].get('name', '')}" for kind in KINDS
+                  for i in now[kind] if i not in before[kind] and i not in held[kind])
+
+
+def leaks(before, timeout=15.0):
+    """left_behind() once it is empty, or what is left after timeout: programs
+    drop their maps after an RCU grace period, and a large map is freed from a
+    workqueue seconds after its process exits."""
     deadline = time.monotonic() + timeout
     while True:
-        now = bpf_objects()
-        if now == expected or time.monotonic() > deadline:
-            return now
-        time.sleep(0.1)
+        left = left_behind(before)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
 
 
-def quiet_objects():
-    """bpf_objects() once earlier runs' maps have been freed: none of ours."""
-    return settled_objects(([], [], bpf_objects()[2]))
+def sigint_default():
+    """preexec_fn for a Python script the test interrupts: a test run from a
+    background job inherits SIGINT ignored, and a Python child that starts
+    with it ignored never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_bench(*args, timeout=120):

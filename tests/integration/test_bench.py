@@ -4,10 +4,11 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
-from conftest import BENCH, BPFTOOL, bpf_objects, quiet_objects, run_bench, settled_objects
+from conftest import BENCH, BPFTOOL, bpf_snapshot, leaks, left_behind, run_bench
 
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
                 "htab-overwrite-full", "bpf-hashmap-full-update", "bpf-hashmap-lookup",
@@ -294,13 +295,28 @@ def test_rhtab_resolved_from_kernel_btf(root, result):
     (["--from-result", "README.org", "--max-entries", "10"], "recorded plan as it is"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
-    before = quiet_objects() if os.geteuid() == 0 else None
+    before = bpf_snapshot() if os.geteuid() == 0 else None
     proc = run_bench(*args)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
     if os.geteuid() == 0:
-        assert bpf_objects() == before
+        assert leaks(before) == []
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["htab-lookup", "--max-entries", "1M", "--json", "/etc/hostname/x.json"], "Not a directory"),
+    (["noop", "--trigger", "nic", "--iface", "nosuch0", "--max-entries", "1M"], "no such interface"),
+    (["htab-lookup", "--json", "/nonexistent-mapbench/dir/x.json"], "folder must exist"),
+])
+def test_refused_before_any_bpf_object_is_made(root, tmp_path, args, needle):
+    """Checks come before work: not one bpf() call, not one folder made."""
+    log = tmp_path / "strace"
+    proc = subprocess.run(["strace", "-f", "-qq", "-e", "trace=bpf", "-o", str(log), str(BENCH),
+                           *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and needle in proc.stderr
+    assert "bpf(" not in log.read_text()
+    assert not os.path.exists("/nonexistent-mapbench")
 
 
 def test_dry_run_prints_the_plan_with_every_default(root):
@@ -342,17 +358,43 @@ def test_without_capabilities_names_cap_bpf(tmp_path):
     assert "CAP_BPF" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_leak_check_sees_what_is_left_and_not_what_others_hold(root):
+    """The leak check itself: a pinned map nobody holds is reported; the
+    objects of a bench still running (another process's) are not."""
+    pin = Path("/sys/fs/bpf/mapbench-leak-check")
+    mounted = not os.path.ismount("/sys/fs/bpf")
+    if mounted:
+        subprocess.run(["mount", "-t", "bpf", "bpf", "/sys/fs/bpf"], check=True)
+    before = bpf_snapshot()
+    other = subprocess.Popen([str(BENCH), "htab-lookup", "-w", "0", "-d", "3", "-q"],
+                             stdout=subprocess.DEVNULL)
+    subprocess.run([BPFTOOL, "map", "create", str(pin), "type", "hash", "key", "4", "value", "4",
+                    "entries", "1", "name", "mbleakcheck"], check=True)
+    try:
+        time.sleep(1.5)
+        assert other.poll() is None
+        left = left_behind(before)
+        assert len(left) == 1 and left[0].endswith("mbleakcheck"), left
+    finally:
+        other.wait(timeout=30)
+        pin.unlink()
+        if mounted:
+            subprocess.run(["umount", "/sys/fs/bpf"], check=True)
+    assert leaks(before) == []
+
+
 def test_no_bpf_objects_left_behind(root, tmp_path):
-    before = quiet_objects()
+    before = bpf_snapshot()
     for args in (["htab-lookup"], ["htab-lookup", "--trigger", "raw_tp"],
                  ["htab-lookup", "--trigger", "fentry"], ["htab-lookup", "--map", "rhtab"]):
         run_bench(*args, "-w", "0", "-d", "1", "-q")
-        assert settled_objects(before) == before, args
+        assert leaks(before) == [], args
 
 
 def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
     path = tmp_path / "out" / "r.json"
-    before = quiet_objects()
+    path.parent.mkdir()
+    before = bpf_snapshot()
     proc = subprocess.Popen([str(BENCH), "htab-lookup", "-w", "0", "-d", "30", "--json",
                              str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -366,4 +408,4 @@ def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
     assert 2 <= len(doc["samples"]) < 30
     assert "Interrupted after" in out and "Summary: throughput" in out
     assert os.listdir(path.parent) == ["r.json"]
-    assert settled_objects(before) == before
+    assert leaks(before) == []

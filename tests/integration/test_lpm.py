@@ -1,7 +1,7 @@
 """LPM trie and map-free benchmarks on the live kernel."""
 import pytest
 
-from conftest import quiet_objects, run_bench, settled_objects
+from conftest import bpf_snapshot, leaks, run_bench
 
 SHORT = ["-w", "1", "-d", "2", "-q"]
 LPM_BENCHES = ["lpm-trie-noop", "lpm-trie-baseline", "lpm-trie-lookup", "lpm-trie-update",
@@ -79,9 +79,9 @@ def test_htab_free_is_timed(root, result):
 
 
 def test_free_leaves_no_maps_behind(root):
-    before = quiet_objects()
+    before = bpf_snapshot()
     run_bench("lpm-trie-free", "-w", "0", "-d", "2", "--nr-entries", "1000", "-q")
-    assert settled_objects(before) == before
+    assert leaks(before) == []
 
 
 @pytest.mark.parametrize("args,needle", [

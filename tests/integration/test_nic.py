@@ -117,3 +117,18 @@ def test_bad_nic_options_are_one_line(root, args, says):
     proc = run_bench("htab-lookup", *args)
     assert proc.returncode == 1, proc.stderr
     assert says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_no_traffic_measures_nothing_and_fails(veth, tmp_path, validator):
+    """A run that measured no sample is a failure (exit 3, status failed),
+    never a success with an empty table."""
+    ns, tx, rx = veth
+    ip("link", "set", tx, "down")    # no carrier: not one packet reaches rx
+    proc = subprocess.run(["ip", "netns", "exec", ns, str(BENCH), "htab-lookup", "--trigger", "nic",
+                           "--iface", rx, "-w", "0", "-d", "1", "-q", "--json",
+                           str(tmp_path / "r.json")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "no packet arrived on" in proc.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    validator.validate(doc)
+    assert doc["status"] == "failed" and "no packet arrived" in doc["reason"]

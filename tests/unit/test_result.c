@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The result document and its atomic writer. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -132,14 +135,26 @@ static void write_failure_leaves_nothing(void **state)
 	json_decref(doc);
 }
 
-static void check_path_makes_directories(void **state)
+/* Folders are made inside results/ only; elsewhere the folder must exist,
+ * and be a folder. */
+static void check_path_makes_folders_in_results_only(void **state)
 {
-	char path[128];
+	char path[160];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/a/b/r.json", dir);
+	assert_int_equal(result_check_path(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_not_equal(stat(path, &st), 0);		/* nothing made */
+	snprintf(path, sizeof(path), "%s/results/set/cfg/r.json", dir);
 	assert_int_equal(result_check_path(path), 0);
-	snprintf(path, sizeof(path), "%s/a/b", dir);
+	snprintf(path, sizeof(path), "%s/results/set/cfg", dir);
+	assert_int_equal(stat(path, &st), 0);
 	assert_int_not_equal(result_check_path(path), 0);	/* a directory, not a file */
+	snprintf(path, sizeof(path), "%s/results/set/file", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0644));
+	snprintf(path, sizeof(path), "%s/results/set/file/x.json", dir);
+	assert_int_equal(result_check_path(path), -ENOTDIR);		/* its folder is a file */
 }
 
 int main(void)
@@ -149,7 +164,7 @@ int main(void)
 		cmocka_unit_test(unsupported_document_says_why),
 		cmocka_unit_test_setup_teardown(write_is_atomic_and_clean, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(write_failure_leaves_nothing, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(check_path_makes_directories, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(check_path_makes_folders_in_results_only, make_dir, remove_dir),
 	};
 	return cmocka_run_group_tests_name("result", tests, NULL, NULL);
 }
