@@ -40,11 +40,13 @@ def label_dir(label):
     return RESULTS / label if "/" not in label else Path(label)
 
 # metric -> (unit, direction: +1 higher is better, -1 lower is better).
-# "figure" is each benchmark's own headline figure; its unit is in the results.
+# "figure" is each benchmark's own headline figure, the default of every
+# script; its unit and direction are in the results (bytes: lower is better).
+DEFAULT_METRIC = "figure"
 METRICS = {
+    "figure": ("the benchmark's unit", +1),
     "throughput": ("M ops/s", +1),
     "latency": ("ns/op", -1),
-    "figure": ("the benchmark's unit", +1),
     "kernel_rate": ("M ops/s per producer, in-kernel", +1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
@@ -72,6 +74,7 @@ class Run:
     duration: float = math.nan      # measured seconds
     units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
     within_cv: float = math.nan     # CV of the run's own one-second samples
+    directions: dict = field(default_factory=dict)  # metric -> direction where not METRICS'
 
     def key(self, ignore=()):
         """(benchmark, parameters as JSON): the group the run belongs to; the
@@ -81,6 +84,10 @@ class Run:
 
     def unit(self, metric):
         return self.units.get(metric, METRICS[metric][0])
+
+    def direction(self, metric):
+        """+1 where higher is better, -1 where lower is."""
+        return self.directions.get(metric, METRICS[metric][1])
 
 
 @dataclass
@@ -132,7 +139,9 @@ def _runs_of(doc, source):
             if row["status"] != "ok":
                 continue
             p = dict(params, map=row["map"], prealloc=row["prealloc"], row=row["label"])
-            runs.append(Run(source, "mem", p, {"bytes_per_element": row["bytes_per_element"]}, env))
+            v = row["bytes_per_element"]
+            runs.append(Run(source, "mem", p, {"bytes_per_element": v, "figure": v}, env,
+                            units={"figure": "B bytes per element"}, directions={"figure": -1}))
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
     if not measured:
@@ -165,8 +174,22 @@ _SCALE = {"M": 1.0, "K": 1e-3}
 _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
 
+# Lines the kernel bench prints besides its summaries: a log is recognised
+# by its shape (most of its lines are the bench's), never by one word.
+_BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
+                         r"[\w.-]+\s*:\s*throughput\s)")
+
+
+def looks_like_kernel_log(text):
+    lines = [x for x in text.splitlines() if x.strip()]
+    ours = sum(bool(_BENCH_LINE.match(x)) for x in lines)
+    return bool(lines) and ours * 2 >= len(lines)
+
+
 def parse_kernel_bench(text, source):
-    """Runs from the kernel selftests bench's text output, one per Summary line."""
+    """Runs from the kernel selftests bench's text output, one per Summary
+    line; each run's figure is the line's own figure (throughput, hits or
+    per-prod-op)."""
     runs = []
     default = Path(source).stem
     for line in text.splitlines():
@@ -174,14 +197,17 @@ def parse_kernel_bench(text, source):
         if m:
             name = m.group("name")
             name = default if name in (None, "Summary") else name
+            tput = float(m.group("tput")) * _SCALE[m.group("tunit")]
             runs.append(Run(source, name, {"source": "kernel-bench"}, {
-                "throughput": float(m.group("tput")) * _SCALE[m.group("tunit")],
-                "latency": float(m.group("lat")) * _LAT[m.group("lunit")]}))
+                "throughput": tput, "figure": tput,
+                "latency": float(m.group("lat")) * _LAT[m.group("lunit")]},
+                units={"figure": "M ops/s throughput"}))
             continue
         m = _HITS.match(line)
         if m:
             runs.append(Run(source, default, {"source": "kernel-bench"},
-                            {"throughput": float(m.group("tput"))}))
+                            {"throughput": float(m.group("tput")), "figure": float(m.group("tput"))},
+                            units={"figure": "M/s hits"}))
             continue
         m = _PER_PROD.match(line)
         if m:
@@ -208,8 +234,11 @@ def load_path(path):
             except json.JSONDecodeError as e:
                 raise InputError(f"{f}: not valid JSON ({e})") from e
             found += _run_from_result(doc, str(f))
-        else:
+        elif looks_like_kernel_log(text):
             found += parse_kernel_bench(text, str(f))
+        elif not p.is_dir():
+            raise InputError(f"{f}: neither a mapbench result (.json) nor a kernel bench log "
+                             "(most of its lines should be the bench's Iter/Summary lines)")
     if not found:
         raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
     runs = Runs(per_boot([r for r in found if isinstance(r, Run)]),
@@ -336,10 +365,8 @@ class Comparison:
     p_adj: float = math.nan        # set by whoever corrects for many comparisons
     verdict: str = ""
     mde: float = math.nan          # minimum detectable effect, % (mde_pct)
-
-    @property
-    def direction(self):
-        return METRICS[self.metric][1]
+    direction: int = +1            # +1 higher is better, -1 lower
+    unit: str = ""
 
     def good(self):
         """Delta signed so that positive is better."""
@@ -587,6 +614,10 @@ def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
     not take part in matching (e.g. max_entries, to set two sizes side by side).
     test "paired" compares the runs of the same round only (round_of)."""
     ga, gb = groups(a_runs, metric, ignore), groups(b_runs, metric, ignore)
+    first = {}
+    for r in a_runs:
+        if metric in r.metrics:
+            first.setdefault(r.key(ignore), r)
     out = []
     for key in sorted(set(ga) & set(gb)):
         a, b = ga[key], gb[key]
@@ -597,7 +628,9 @@ def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
         delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
         lo, hi = ratio_ci(a, b, level)
         p = paired_p(a, b) if test == "paired" else p_value(a, b, test)
-        out.append(Comparison(key, metric, a, b, delta, lo, hi, p))
+        out.append(Comparison(key, metric, a, b, delta, lo, hi, p,
+                              direction=first[key].direction(metric),
+                              unit=first[key].unit(metric)))
     return out, sorted(set(ga) ^ set(gb))
 
 
@@ -606,18 +639,52 @@ def mde_of_test(test, a, b, alpha, power=0.8):
     return paired_mde_pct(a, b, alpha, power) if test == "paired" else mde_pct(a, b, alpha, power)
 
 
+def too_few(c, min_runs):
+    """"too few runs (2/2 of 5 a side: 3 more)", or "" where there are enough."""
+    if len(c.a) >= min_runs and len(c.b) >= min_runs:
+        return ""
+    more = min_runs - min(len(c.a), len(c.b))
+    return f"too few runs ({len(c.a)}/{len(c.b)} of {min_runs} a side: {more} more)"
+
+
 def verdict(c, alpha, min_runs):
-    if len(c.a) < min_runs or len(c.b) < min_runs:
-        return "too few runs"
+    if too_few(c, min_runs):
+        return too_few(c, min_runs)
     if math.isnan(c.p) or c.p >= alpha:
         return "no significant change"
     return "improvement" if c.good() > 0 else "regression"
 
 
 def fmt_num(v, digits=3):
+    """digits decimals, and at least three significant digits for small values
+    (0.000228 K ops/s must not read 0.000)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
+    if v and abs(v) < 10 ** -(digits - 2):
+        return f"{v:.3g}"
     return f"{v:.{digits}f}"
+
+
+def better(direction):
+    return "higher is better" if direction > 0 else "lower is better"
+
+
+def comparison_json(c, verdict_text, min_runs=None):
+    """One row of --json (compare, report, gate): the same fields whoever prints it."""
+    def side(v):
+        return {"mean": float(np.mean(v)), "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0,
+                "runs": len(v)}
+    bench, params = c.key
+    return {"benchmark": bench, "params": json.loads(params), "metric": c.metric,
+            "unit": c.unit, "direction": better(c.direction), "before": side(c.a),
+            "after": side(c.b), "delta_pct": c.delta_pct,
+            "ci": [None if math.isnan(x) else x for x in (c.ci_low, c.ci_high)],
+            "ci_reliable": min_runs is None or not too_few(c, min_runs),
+            "mde_pct": None if math.isnan(c.mde) else c.mde, "verdict": verdict_text}
+
+
+def print_json(rows, **extra):
+    print(json.dumps(dict(extra, rows=rows), indent=1, sort_keys=True))
 
 
 def die(msg, status=EXIT_TOOL):

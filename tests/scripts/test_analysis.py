@@ -139,7 +139,8 @@ def test_a_set_mixing_kernels_is_refused(tmp_path):
 def test_two_runs_per_side_are_too_few(tmp_path):
     a = write_set(tmp_path / "a", "htab-lookup", [100, 101])
     b = write_set(tmp_path / "b", "htab-lookup", [80, 81])
-    assert verdicts(script("compare", a, b).stdout) == {"htab-lookup": "too few runs"}
+    assert verdicts(script("compare", a, b).stdout) == {
+        "htab-lookup": "too few runs (2/2 of 5 a side: 3 more)"}
     gate = script("gate", a, b)
     assert gate.returncode == 2 and "too few runs" in gate.stdout
 
@@ -217,7 +218,7 @@ def test_htab_mem_report_is_the_seed_table(tmp_path):
     proc = script("report", tmp_path / "a", tmp_path / "b")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()[-4:]
-    assert lines[0].startswith("Benchmark (all in k/s per-prod-op) |")
+    assert lines[0].startswith("Benchmark (all in k/s per-prod-op, higher is better) |")
     assert lines[2].startswith("prealloc overwrite")
     assert lines[3].startswith("normal overwrite") and "+12.33%" in lines[3]
 
@@ -247,7 +248,7 @@ def test_kernel_bench_text_is_read():
     sys.path.insert(0, str(SCRIPTS))
     import mbresults as mb
     runs = {r.benchmark: r.metrics for r in mb.parse_kernel_bench(SEED_LOG, "lpm.txt")}
-    assert runs["lookup"] == {"throughput": 7.423, "latency": 134.710}
+    assert runs["lookup"] == {"throughput": 7.423, "figure": 7.423, "latency": 134.710}
     assert runs["free"]["throughput"] == pytest.approx(0.000574)
     assert runs["free"]["latency"] == pytest.approx(1.743e6)
     one = mb.parse_kernel_bench(
@@ -273,9 +274,9 @@ def test_delta_report_matches_the_cover_letter_style(tmp_path):
     proc = script("report", a, b, "--metric", "throughput")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-3:] == [
-        "Benchmark (all in K ops/s) |  Avg. Before |   Avg. After |  Delta",
-        "---------------------------|--------------|--------------|-------",
-        "htab-lookup                | 102.00 ± 2.0 | 112.00 ± 2.0 | +9.80%",
+        "Benchmark (all in K ops/s, higher is better) |  Avg. Before |   Avg. After |  Delta",
+        "---------------------------------------------|--------------|--------------|-------",
+        "htab-lookup                                  | 102.00 ± 2.0 | 112.00 ± 2.0 | +9.80%",
     ]
     assert proc.stdout.splitlines()[0] == "Kernel before: 6.18.44"
     assert "Runs: 3 per configuration x 3 s measured" in proc.stdout
@@ -320,17 +321,23 @@ def test_matrix_report_sets_two_map_types_side_by_side(tmp_path):
 
 
 def test_plots_are_written(tmp_path, slowdown):
-    for kind in ("curve", "delta"):
-        proc = script("plot", *slowdown, "--kind", kind, "--out", tmp_path / "plots")
-        assert proc.returncode == 0, proc.stderr
+    for name in ("before", "after"):
+        for nr in (1000, 100000):
+            write_set(tmp_path / "sizes" / name / f"n{nr}", "htab-lookup", noisy(10, 0.01, 3, nr),
+                      params={"map": "htab", "max_entries": nr, "nr_entries": nr})
+    curve = script("plot", tmp_path / "sizes" / "before", tmp_path / "sizes" / "after",
+                   "--out", tmp_path / "plots")
+    assert curve.returncode == 0, curve.stderr
+    proc = script("plot", *slowdown, "--kind", "delta", "--out", tmp_path / "plots")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("before-vs-after-curve", "before-vs-after-delta"):
         for ext in ("png", "svg"):
-            f = tmp_path / "plots" / f"{kind}.{ext}"
-            assert f.stat().st_size > 1000
+            assert (tmp_path / "plots" / f"{name}.{ext}").stat().st_size > 1000
     mem = tmp_path / "m"
     mem.mkdir()
     (mem / "mem.json").write_text(json.dumps(mem_doc({("LRU", "lru"): 64.0})))
     assert script("plot", mem, "--kind", "memory", "--out", tmp_path / "plots").returncode == 0
-    assert (tmp_path / "plots" / "memory.png").stat().st_size > 1000
+    assert (tmp_path / "plots" / "m-memory.png").stat().st_size > 1000
 
 
 def test_paired_test_sees_a_small_change_under_shared_drift(tmp_path):
@@ -374,12 +381,13 @@ def test_scaling_plot_and_efficiency(tmp_path):
             if line.startswith("htab-lookup")}
     assert rows[("placement=compact", "4")] == "0.75"
     assert rows[("placement=spread-llc", "4")] == "1.00"
-    assert (tmp_path / "plots" / "scaling.png").stat().st_size > 1000
+    assert (tmp_path / "plots" / "scaling-scaling.png").stat().st_size > 1000
     one = script("plot", d / "compact-1-0.json", "--kind", "scaling")
     assert one.returncode == 3 and "two producer counts" in one.stderr
 
 
 def bench_runs(folder, n, *args):
+    folder.mkdir(parents=True, exist_ok=True)
     for i in range(n):
         proc = run_bench("htab-lookup", "-w", "0", "-d", "1", "-q", "--json",
                          folder / f"r{i}.json", *args)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, script_module
+from conftest import ROOT, script_module, sigint_default
 
 sys.path.insert(0, str(ROOT / "scripts"))
 SUITE = ROOT / "scripts" / "suite"
@@ -80,7 +80,8 @@ def test_quick_suite_interrupted_and_resumed(root, tmp_path):
     args = ["run", "quick", "--label", label, "--runs", "2", "--warmup", "0", "--duration", "1"]
     total = len(suite_module().configurations(suite_module().load_suite("quick"))) * 2
     proc = subprocess.Popen(["/usr/bin/python3", str(SUITE), *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if sum(s == "complete" for s, _ in complete_runs(label).values()) >= 3:
@@ -108,7 +109,7 @@ def test_quick_suite_interrupted_and_resumed(root, tmp_path):
                            "--out", tmp_path / "plots"],
                           capture_output=True, text=True)
     assert plot.returncode == 0, plot.stderr
-    assert (tmp_path / "plots" / "curve.png").stat().st_size > 1000
+    assert (tmp_path / "plots" / "quick-curve.png").stat().st_size > 1000
 
 
 def ab(tmp_path, name, a, b, *extra):

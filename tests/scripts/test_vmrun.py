@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, script_module
+from conftest import ROOT, script_module, sigint_default
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import mbresults as mb  # noqa: E402
@@ -108,7 +108,8 @@ def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
                              "--label", str(out), "--accel", "tcg", "--boots", "3",
                              "--warmup-runs", "0", "-w", "0", "-d", "1", "--",
                              "htab-lookup", "--max-entries", "1K"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
     for line in proc.stdout:
         if "run 1:" in line:
             break
