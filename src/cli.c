@@ -72,6 +72,8 @@ static const struct option long_opts[] = {
 	{}
 };
 
+static void cli_spellings(FILE *f);
+
 void cli_usage(FILE *f)
 {
 	fprintf(f,
@@ -98,6 +100,7 @@ void cli_usage(FILE *f)
 "      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
+"  -h, --help              this text, and every benchmark's defaults\n"
 "      --version           the mapbench revision (git describe) of this build\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
 "      --dry-run           check the benchmark and its options, print the resolved\n"
@@ -123,12 +126,20 @@ void cli_usage(FILE *f)
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
 "      --preallocated      htab-mem's spelling of --prealloc\n"
-"Underscore spellings (--nr_entries, --key_size, --max_entries, --prefix_len,\n"
-"--nr_loops)\n"
-"and the kernel bench's benchmark names are accepted.\n"
-"Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure,\n"
-"130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
+"Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure or\n"
+"nothing measured, 130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
+	cli_spellings(f);
 	cli_defaults(f);
+}
+
+/* The kernel bench's underscore spellings, from the option table itself. */
+static void cli_spellings(FILE *f)
+{
+	fprintf(f, "The kernel bench's spellings are accepted: its benchmark names, and");
+	for (const struct option *o = long_opts; o->name; o++)
+		if (strchr(o->name, '_'))
+			fprintf(f, " --%s", o->name);
+	fprintf(f, "\n");
 }
 
 /* Each benchmark's plan when no option is given, from its row. */

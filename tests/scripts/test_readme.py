@@ -1,16 +1,26 @@
-"""README.org states what ./bench does: its benchmark table is the registry's."""
+"""README.org and docs/ state what ./bench does: the benchmark table is the
+registry's, and where --help and the docs state the same fact (option names,
+key sizes, spellings) they agree."""
 import re
 
 from conftest import ROOT, run_bench
 
+BENCH_DOC = ROOT / "docs" / "bench.org"
+
+
+def help_text():
+    proc = run_bench("--help")
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
 
 def test_benchmark_table_is_the_contract_table():
-    readme = (ROOT / "README.org").read_text()
-    block = re.search(r"^# contracts:begin[^\n]*\n(.*?)^# contracts:end", readme, re.S | re.M)
-    assert block, "README.org lost its contracts:begin/end block"
+    doc = BENCH_DOC.read_text()
+    block = re.search(r"^# contracts:begin[^\n]*\n(.*?)^# contracts:end", doc, re.S | re.M)
+    assert block, "docs/bench.org lost its contracts:begin/end block"
     proc = run_bench("--contracts")
     assert proc.returncode == 0, proc.stderr
-    assert block.group(1) == proc.stdout, "README's benchmark table differs from ./bench --contracts"
+    assert block.group(1) == proc.stdout, "docs/bench.org's table differs from ./bench --contracts"
 
 
 def test_every_benchmark_has_a_unit_and_a_clock():
@@ -22,3 +32,32 @@ def test_every_benchmark_has_a_unit_and_a_clock():
         assert trigger in ("xdp", "raw_tp", "fentry", "close", "none"), name
         assert loop in ("auto", "bpf_for", "bpf_loop", "none") and int(batch) >= 0, name
         assert clock in ("wall", "in-kernel", "none"), name
+
+
+def test_help_and_docs_name_the_same_options():
+    helped = set(re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", help_text(), re.M))
+    table = set(re.findall(r"^\| (?:-\w, )?(--[\w-]+)", BENCH_DOC.read_text(), re.M))
+    assert helped == table, (helped - table, table - helped)
+
+
+def test_help_docs_and_errors_give_the_same_key_sizes():
+    line = next(x for x in help_text().splitlines() if x.strip().startswith("--key-size"))
+    row = next(x for x in BENCH_DOC.read_text().splitlines() if x.startswith("| --key-size"))
+    ranges = re.findall(r"\d+\.\.\d+", line)
+    assert ranges == ["4..512", "4..256"] and re.findall(r"\d+\.\.\d+", row) == ranges
+    hash_err = run_bench("htab-lookup", "--key-size", "2").stderr
+    lpm_err = run_bench("lpm-trie-lookup", "--key-size", "300").stderr
+    assert "from 4 to 512" in hash_err and "from 4 to 256" in lpm_err
+
+
+def test_help_and_docs_list_the_same_spellings():
+    helped = re.search(r"spellings are accepted: its benchmark names, and (.*)", help_text())[1]
+    doc = re.search(r"spellings are accepted: its benchmark names, and\n(.*?)\n\(",
+                    BENCH_DOC.read_text(), re.S)[1]
+    assert helped.split() == re.findall(r"=(--\w+)=", doc)
+
+
+def test_every_link_names_a_file_that_is_there():
+    for page in [ROOT / "README.org"] + sorted((ROOT / "docs").glob("*.org")):
+        for target in re.findall(r"\[\[file:([^\]]+)\]", page.read_text()):
+            assert (page.parent / target).exists(), f"{page.name} links {target}"

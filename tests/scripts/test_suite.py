@@ -105,11 +105,19 @@ def test_quick_suite_interrupted_and_resumed(root, tmp_path):
     report = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "report", label],
                             capture_output=True, text=True)
     assert report.returncode == 0 and "Mean ± sd (figure)" in report.stdout
+    assert resumed.stdout.count("Mean ± sd (figure)") == 1      # one table
     plot = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "plot", label,
                            "--out", tmp_path / "plots"],
                           capture_output=True, text=True)
     assert plot.returncode == 0, plot.stderr
     assert (tmp_path / "plots" / "quick-curve.png").stat().st_size > 1000
+    assert "note: left out noop" in plot.stdout        # one size only: named, not dropped silently
+    summary = subprocess.run(["/usr/bin/python3", ROOT / "scripts" / "plot", label, "--kind",
+                              "summary", "--out", tmp_path / "plots"], capture_output=True, text=True)
+    assert summary.returncode == 0, summary.stderr
+    figures = [json.loads(f.read_text())["summary"]["figure"] for f in final]
+    units = {f"{fig['unit']} {fig['name']}" for fig in figures}
+    assert len(list((tmp_path / "plots").glob("quick-summary-*.png"))) == len(units) == 4
 
 
 def ab(tmp_path, name, a, b, *extra):
