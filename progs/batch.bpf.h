@@ -34,6 +34,9 @@ struct prod_ctl ctl[MAX_PRODUCERS];
 
 /* Threads of this process that trigger through syscalls: tid -> producer. */
 const volatile __u32 bench_tgid;
+/* The syscall they issue; raw_tp sees every syscall (the producers' futex
+ * calls when they take turns too) and runs a batch only for this one. */
+const volatile long trigger_syscall;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_PRODUCERS);
@@ -277,15 +280,23 @@ SEC("xdp") int nic_loop(struct xdp_md *ctx)
 	return nic_packet(false);
 }
 
-SEC("raw_tp/sys_enter") int raw_tp_for(void *ctx)
+/* sys_enter(regs, id): the second argument is the syscall's number. */
+static __always_inline bool is_trigger_syscall(struct bpf_raw_tracepoint_args *ctx)
 {
-	run_batch(trigger_prod_id(), true);
+	return ctx->args[1] == trigger_syscall;
+}
+
+SEC("raw_tp/sys_enter") int raw_tp_for(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (is_trigger_syscall(ctx))
+		run_batch(trigger_prod_id(), true);
 	return 0;
 }
 
-SEC("raw_tp/sys_enter") int raw_tp_loop(void *ctx)
+SEC("raw_tp/sys_enter") int raw_tp_loop(struct bpf_raw_tracepoint_args *ctx)
 {
-	run_batch(trigger_prod_id(), false);
+	if (is_trigger_syscall(ctx))
+		run_batch(trigger_prod_id(), false);
 	return 0;
 }
 

@@ -123,6 +123,7 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	bpf_map__set_value_size(skel->maps.scratch, val_off + plan->value_size);
 	skel->rodata->val_off = val_off;
 	skel->rodata->bench_tgid = getpid();
+	skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 }
 
 static int htab_setup(struct run *run)

@@ -123,6 +123,7 @@ static int lpm_setup(struct run *run)
 	bpf_map__set_max_entries(st->skel->maps.trie, plan->max_entries);
 	bpf_map__set_value_size(st->skel->maps.scratch, plan->value_size);
 	st->skel->rodata->bench_tgid = getpid();
+	st->skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	err = progs_prepare(&st->progs, run, st->skel->obj);
 	bpf_map__set_value_size(st->progs.keys, key_size);
 	if (!err)

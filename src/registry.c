@@ -86,6 +86,36 @@ const struct bench benches[] = {
 	  .help = "htab-mem --use-case add_del_on_diff_cpu: per-prod-op with memory sampled",
 	  .workload = "htab-mem: producer 2k adds pair k's keys (BPF_NOEXIST), then 2k+1 "
 		      "deletes them, in turn" },
+	/* The kernel's rhtab names: the same workloads on BPF_MAP_TYPE_RHASH,
+	 * which is never preallocated (the kernel's rhtab-mem refuses
+	 * --preallocated, as mapbench does). */
+	{ .name = "bpf-rhashmap-lookup", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
+	  .op = MB_OP_LOOKUP, .walk = &walk_from_first, .nr_entries = 500, .batch = 1000000,
+	  .figure = FIG_EVENTS_PER_PROD,
+	  .help = "the kernel's bpf-rhashmap-lookup: bpf-hashmap-lookup on an rhtab map",
+	  .workload = "keys 1..nr, key words past the first i x 2654435761, in order from "
+		      "key 1 every run; batch floor(1M / nr) x nr" },
+	{ .name = "bpf-rhashmap-full-update", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
+	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000,
+	  .figure = FIG_EVENTS_PER_PROD,
+	  .help = "the kernel's bpf-rhashmap-full-update: bpf-hashmap-full-update on an rhtab map",
+	  .workload = "map filled to max; producer p updates absent key max+p, BPF_ANY" },
+	{ .name = "rhtab-mem-overwrite", HTAB_MEM, .group = "rhtab-mem", .maps = MAP_RHTAB,
+	  .map = "rhtab", .use_case = "overwrite", .op = MB_OP_OVERWRITE,
+	  .help = "rhtab-mem --use-case overwrite: htab-mem's on an rhtab map",
+	  .workload = "htab-mem: producer p's keys BPF_ANY updated each run" },
+	{ .name = "rhtab-mem-batch_add_batch_del", HTAB_MEM, .group = "rhtab-mem",
+	  .maps = MAP_RHTAB, .map = "rhtab", .use_case = "batch_add_batch_del",
+	  .op = MB_OP_ADD_DEL_BATCH, .runs_weight = 2,
+	  .help = "rhtab-mem --use-case batch_add_batch_del: htab-mem's on an rhtab map",
+	  .workload = "htab-mem: producer p's keys added (BPF_ANY) then deleted each run, a run "
+		      "counts 2" },
+	{ .name = "rhtab-mem-add_del_on_diff_cpu", HTAB_MEM, .group = "rhtab-mem",
+	  .maps = MAP_RHTAB, .map = "rhtab", .use_case = "add_del_on_diff_cpu", .op = MB_OP_ADD,
+	  .walk = &walk_strided_pairs,
+	  .help = "rhtab-mem --use-case add_del_on_diff_cpu: htab-mem's on an rhtab map",
+	  .workload = "htab-mem: producer 2k adds pair k's keys (BPF_NOEXIST), then 2k+1 "
+		      "deletes them, in turn" },
 	{ .name = "htab-free", HTAB, FREE, .target = &htab_family,
 	  .help = "time the kernel takes to free a map holding nr-entries elements",
 	  .workload = "create, fill from user space and close maps; time bpf_map_free_deferred" },

@@ -14,8 +14,7 @@
 #include "probe.h"
 #include "trigger.h"
 
-/* The syscall producers issue for tracing triggers, and its entry points by arch. */
-#define TRIGGER_SYSCALL SYS_getpgid
+/* The entry points of TRIGGER_SYSCALL by arch. */
 static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_getpgid",
 					      "__s390x_sys_getpgid", "sys_getpgid" };
 

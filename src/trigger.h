@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #ifndef MAPBENCH_TRIGGER_H
 #define MAPBENCH_TRIGGER_H
+#include <sys/syscall.h>
 #include "bench.h"
+
+/* The syscall producers issue for the raw_tp and fentry triggers. */
+#define TRIGGER_SYSCALL SYS_getpgid
 
 struct bpf_object;
 struct bpf_program;

@@ -246,6 +246,18 @@ def test_raw_tp_trigger_runs_the_same_producers(root, result):
     assert doc["summary"]["hit_rate"] == 1.0
 
 
+def test_raw_tp_pairs_run_on_their_own_syscall_only(root, result):
+    """raw_tp fires on every syscall, the futex calls of producers taking turns
+    too: a batch runs only on the trigger syscall, so no add finds its key
+    and every delete finds one."""
+    proc, doc = result("-p", "2", "-a", "-w", "0", "-d", "1", "-q", "htab-mem", "--use-case",
+                       "add_del_on_diff_cpu", "--trigger", "raw_tp")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["errors"]["total"] == 0 and doc["summary"]["hit_rate"] == 1.0
+    runs = [sum(s["producers"][p]["runs"] for s in doc["samples"]) for p in (0, 1)]
+    assert runs[0] > 100 and abs(runs[0] - runs[1]) <= 1
+
+
 def test_fentry_runs_or_says_why(root, result):
     proc, doc = result("htab-lookup", "--trigger", "fentry", *SHORT)
     if proc.returncode == 2:
@@ -269,7 +281,24 @@ def test_rhtab_resolved_from_kernel_btf(root, result):
         assert doc["status"] == "unsupported"
 
 
+@pytest.mark.parametrize("name", ["bpf-rhashmap-lookup", "bpf-rhashmap-full-update",
+                                  "rhtab-mem"])
+def test_rhtab_kernel_names_run_where_the_kernel_has_rhash(root, result, name):
+    p = ["-p", "2"] if name == "rhtab-mem" else []
+    proc, doc = result(name, *p, *SHORT)
+    assert doc["params"]["map"] == "rhtab" and doc["params"]["prealloc"] is False
+    if kernel_has_map_type("RHASH"):
+        assert proc.returncode == 0, proc.stderr
+        assert doc["status"] == "complete"
+    else:
+        assert proc.returncode == 2
+        assert proc.stderr.strip().endswith("has no BPF_MAP_TYPE_RHASH")
+        assert doc["status"] == "unsupported"
+
+
 @pytest.mark.parametrize("args,needle", [
+    (["rhtab-mem", "--preallocated"], "cannot be preallocated"),
+    (["bpf-rhashmap-lookup", "--map", "htab"], "use rhtab"),
     (["htab-lookup", "--nr-entries", "2000", "--max-entries", "1000"], "larger than"),
     (["htab-lookup", "--key-size", "2"], "--key-size"),
     (["htab-lookup", "--key-size", "4096"], "--key-size"),
