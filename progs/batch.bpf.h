@@ -300,16 +300,24 @@ SEC("raw_tp/sys_enter") int raw_tp_loop(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-SEC("fentry") int fentry_for(void *ctx)
-{
-	run_batch(trigger_prod_id(), true);
-	return 0;
+/* A syscall-driven entry point NAME_for / NAME_loop at section SEC_NAME:
+ * the producer whose thread made the syscall runs a batch. */
+#define SYSCALL_ENTRY(sec_name, name)						\
+SEC(sec_name) int name##_for(void *ctx)						\
+{										\
+	run_batch(trigger_prod_id(), true);					\
+	return 0;								\
+}										\
+SEC(sec_name) int name##_loop(void *ctx)					\
+{										\
+	run_batch(trigger_prod_id(), false);					\
+	return 0;								\
 }
 
-SEC("fentry") int fentry_loop(void *ctx)
-{
-	run_batch(trigger_prod_id(), false);
-	return 0;
-}
+/* tp, the kernel bench's trigger: its own syscall's tracepoint fires only for
+ * it; a pair's deleters issue getppid (as the kernel's htab-mem does). */
+SYSCALL_ENTRY("tp/syscalls/sys_enter_getpgid", tp)
+SYSCALL_ENTRY("tp/syscalls/sys_enter_getppid", tp_del)
+SYSCALL_ENTRY("fentry", fentry)
 
 #endif

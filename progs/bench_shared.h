@@ -9,6 +9,9 @@
 #define ERRNO_SLOTS 64
 /* Map operations per loop iteration: amortises the loop's own cost. */
 #define UNROLL 8
+/* Runs whose in-kernel times each producer keeps: the kernel's
+ * bpf-hashmap-lookup reports from its last 32 runs per CPU. */
+#define RECENT_RUNS 32
 
 /* What one program run does (prod_ctl.op). Only the named part is timed. */
 enum bench_op {
@@ -51,6 +54,7 @@ struct prod_counters {
 	__u64 hits;
 	__u64 misses;
 	__u64 errs[ERRNO_SLOTS];
+	__u64 recent_ns[RECENT_RUNS];	/* in-kernel time of run i % RECENT_RUNS */
 } __attribute__((aligned(64)));
 
 #endif

@@ -25,6 +25,7 @@ static __always_inline void account(struct prod_counters *c, __u64 ops, __u64 ns
 	c->runs++;
 	c->hits += hits;
 	c->misses += misses;
+	c->recent_ns[(c->runs - 1) % RECENT_RUNS] = ns;
 	__sync_fetch_and_add(&c->seq, 1);
 }
 

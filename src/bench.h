@@ -20,10 +20,12 @@ enum exit_status {
 	EXIT_RUNTIME = 3,	/* it ran and failed */
 };
 
-/* How a batch reaches the kernel. The first four are --trigger's choices;
- * close (the free benchmarks) and none (mem) belong to rows only. */
-enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_CLOSE,
-	       TRIGGER_NONE };
+/* How a batch reaches the kernel. The first five are --trigger's choices;
+ * close (the free benchmarks) and none (mem) belong to rows only. tp is the
+ * kernel bench's syscall tracepoint (sys_enter_getpgid; the deleters of
+ * pairs on sys_enter_getppid). */
+enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_TP,
+	       TRIGGER_CLOSE, TRIGGER_NONE };
 enum key_order { KEYS_SEQ, KEYS_RANDOM };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
@@ -37,8 +39,11 @@ enum figure {
 	FIG_BYTES,		/* mem: bytes per element, no producers */
 };
 
-/* What the terminal shows: the kernel bench's Iter/Summary lines, or mem's table. */
-enum lines { LINES_BENCH, LINES_MEM_TABLE };
+/* What the terminal shows: the kernel bench's Iter/Summary lines, mem's
+ * table, or those lines after the final lines of a kernel bench (htab-mem's
+ * Summary, bpf-hashmap-lookup's cpuNN lines, full-update's N:hash_map_full_perf). */
+enum lines { LINES_BENCH, LINES_MEM_TABLE, LINES_HTAB_MEM, LINES_HASHMAP_LOOKUP,
+	     LINES_HASHMAP_FULL };
 
 /* Sentinels of a row's entry counts. */
 #define ENTRIES_MAX (-2)	/* nr-entries: as many as max-entries (a full map) */
@@ -69,6 +74,8 @@ struct plan {
 	const char *label;
 	const char *from_result;	/* --from-result: the plan of an earlier run */
 	int trigger;			/* enum trigger */
+	int trigger_fallback;		/* where the kernel refuses trigger (the row's
+					 * fentry), this one with a warning; -1: none */
 	int loop;			/* enum loop_kind; auto: bpf_for where the kernel has it */
 	/* the map under test */
 	const char *map_name;
@@ -112,9 +119,10 @@ struct family {
 	/* Instead of setup/run/measure/teardown: measure without producers
 	 * into *out (mem's table); an exit status. */
 	int (*oneshot)(struct run *run, struct mem_report *out);
-	/* For benchmarks that track memory: the map's memlock and the bytes its
-	 * cgroup is charged now, -1 where unknown. */
-	void (*memory)(struct run *run, long long *memlock, long long *charged);
+	/* For benchmarks that track memory: the map's memlock, the bytes its
+	 * cgroup is charged now and at most so far, less mapbench's own maps
+	 * the kernel bench does not have (run->own_bytes); -1 where unknown. */
+	void (*memory)(struct run *run, long long *memlock, long long *charged, long long *peak);
 };
 
 /* A benchmark is its contract: every default and choice of its workload is
@@ -140,6 +148,8 @@ struct bench {
 	int prealloc;			/* where the map kind leaves the choice */
 	int batch;			/* operations per program run */
 	enum trigger trigger;
+	int trigger_fallback;		/* the kernel bench's trigger where the kernel
+					 * refuses it: the nearest that works (0: none) */
 	enum loop_kind loop;
 	enum figure figure;
 	int runs_weight;		/* FIG_RUNS_PER_PROD: count per run (0: 1) */
@@ -168,12 +178,15 @@ struct run {
 	void *priv;
 	int map_type;			/* enum bpf_map_type value from BTF */
 	const char *map_type_name;	/* e.g. BPF_MAP_TYPE_HASH */
+	int trigger;			/* the trigger used: the plan's, or its fallback */
+	const char *trigger_point;	/* where it fires, e.g. syscalls/sys_enter_getpgid */
 	const char *loop;		/* "bpf_for" or "bpf_loop" */
 	const char *timing;		/* what the in-kernel time covers */
 	__u32 map_flags;
 	char warnings[MAX_WARNINGS][200];	/* caveats for the output and the result */
 	int nr_warnings;
 	struct perf_counters *perf;	/* --perf, else NULL */
+	long long own_bytes;		/* mapbench's maps left out of the cgroup figures */
 	const char *nic_mode;		/* --trigger nic: "native" or "generic" XDP */
 };
 

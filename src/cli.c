@@ -91,9 +91,10 @@ void cli_usage(FILE *f)
 "  -v, --verbose           libbpf and verifier messages\n"
 "      --json FILE         write the result document to FILE\n"
 "      --label TEXT        free text stored in the result (e.g. before/after)\n"
-"      --trigger T         xdp (default), raw_tp, fentry, or nic: packets arriving on\n"
-"                          --iface DEV run the batch (--batch ops per packet, default 8)\n"
-"                          on the CPU that receives them; no producer threads\n"
+"      --trigger T         xdp, raw_tp, fentry, tp (the syscall tracepoint the kernel\n"
+"                          bench uses), or nic: packets arriving on --iface DEV run\n"
+"                          the batch (--batch ops per packet, default 8) on the CPU\n"
+"                          that receives them; no producer threads (default: the row's)\n"
 "      --iface DEV         the interface for --trigger nic\n"
 "      --xdp-action A      nic: drop (default) or pass the packets after the batch\n"
 "      --force             nic: replace an XDP program DEV already has\n"
@@ -312,7 +313,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_JSON: given->json_path = optarg; break;
 		case OPT_LABEL: given->label = optarg; break;
 		/* Names in enum order. */
-		case OPT_TRIGGER: CHOICE("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic"); break;
+		case OPT_TRIGGER: CHOICE("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic", "tp"); break;
 		case OPT_IFACE: given->iface = optarg; break;
 		case OPT_XDP_ACTION: CHOICE("xdp-action", given->xdp_pass, "drop", "pass"); break;
 		case OPT_FORCE: given->force = true; break;

@@ -101,7 +101,7 @@ json_t *env_json(const struct run *run)
 		"libbpf_version", libbpf,
 		"mapbench_revision", mapbench_revision(),
 		"label", run->plan->label ? json_string(run->plan->label) : json_null(),
-		"trigger", trigger_name(run->plan->trigger),
+		"trigger", trigger_name(run->trigger),
 		"loop", run->loop ? run->loop : loop_name(run->plan->loop),
 		"topology", machine_topology() ? topology_json(machine_topology()) : json_null());
 }

@@ -205,6 +205,7 @@ int main(int argc, char **argv)
 		run_warn(&run, "%d producers on %d online CPUs: they take turns on the CPUs; "
 			 "throughput is what the machine delivered, per-producer in-kernel rates "
 			 "do not add up to it", plan.producers, cpu_online_count());
+	run.trigger = plan.trigger;
 	sampler_install_signals();
 	if (plan.bench->family->oneshot)
 		return measure_oneshot(&run);

@@ -85,9 +85,11 @@ int memcg_enter(struct memcg *cg, const char *name)
 	if (v2_has_memory() && own_cgroup(2, own, sizeof(own))) {
 		cg->version = 2, root = V2_ROOT;
 		cg->usage = "memory.current";
+		cg->peak = "memory.peak";
 	} else if (!access(V1_ROOT "/memory.usage_in_bytes", R_OK) && own_cgroup(1, own, sizeof(own))) {
 		cg->version = 1, root = V1_ROOT;
 		cg->usage = "memory.usage_in_bytes";
+		cg->peak = "memory.max_usage_in_bytes";
 	} else {
 		return -ENOENT;
 	}
@@ -107,14 +109,24 @@ int memcg_enter(struct memcg *cg, const char *name)
 	return err;
 }
 
-long long memcg_usage(const struct memcg *cg)
+static long long memcg_read(const struct memcg *cg, const char *file)
 {
 	char path[640];
 
 	if (!cg->version)
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->usage);
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, file);
 	return read_number(path, -1);
+}
+
+long long memcg_usage(const struct memcg *cg)
+{
+	return memcg_read(cg, cg->usage);
+}
+
+long long memcg_peak(const struct memcg *cg)
+{
+	return memcg_read(cg, cg->peak);
 }
 
 long long memcg_settle(const struct memcg *cg)

@@ -12,7 +12,8 @@ long long map_memlock(int fd);
 struct memcg {
 	char dir[512];		/* the new cgroup */
 	char home[512];		/* cgroup.procs to return to */
-	const char *usage;	/* file name for this cgroup version */
+	const char *usage;	/* file names for this cgroup version */
+	const char *peak;
 	int version;		/* 1 or 2; 0 when no memory controller */
 };
 
@@ -21,6 +22,9 @@ struct memcg {
 int memcg_enter(struct memcg *cg, const char *name);
 /* Bytes charged now; -1 if unreadable. */
 long long memcg_usage(const struct memcg *cg);
+/* The most bytes charged since the cgroup was made (the kernel's htab-mem
+ * reports it, setup included); -1 if unreadable. */
+long long memcg_peak(const struct memcg *cg);
 /* Usage once the frees of earlier maps (deferred to a workqueue and RCU)
  * have been uncharged: stable over several reads, or after a few seconds. */
 long long memcg_settle(const struct memcg *cg);

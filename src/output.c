@@ -32,7 +32,7 @@ void output_setup(const struct run *run)
 	       c->max_entries, c->nr_entries, c->keys == KEYS_RANDOM ? "random" : "seq");
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
-	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", trigger_name(c->trigger),
+	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", trigger_name(run->trigger),
 	       run->loop, c->batch, c->warmup, c->duration);
 	fflush(stdout);
 }
@@ -95,9 +95,97 @@ static void print_nic(const struct run *run, const struct run_summary *sum)
 	printf("\n");
 }
 
+/* The kernel's htab-mem: an unreadable cgroup file counts 0. */
+static int htab_mem_line(const struct run_summary *sum, char *buf, size_t len)
+{
+	const double mib = 1048576;
+
+	snprintf(buf, len, "Summary: per-prod-op %7.2lf \u00b1 %7.2lfk/s, memory usage %7.2lf \u00b1 "
+		 "%7.2lfMiB, peak memory usage %7.2lfMiB",
+		 sum->figure.mean, sum->figure.stddev,
+		 isnan(sum->charged.mean) ? 0 : sum->charged.mean / mib,
+		 isnan(sum->charged.stddev) ? 0 : sum->charged.stddev / mib,
+		 isnan(sum->cgroup_peak) ? 0 : sum->cgroup_peak / mib);
+	return 1;
+}
+
+/* The kernel labels its per-CPU lines by CPU: the producer's, where pinned. */
+static int cpu_of(const struct plan *plan, int p)
+{
+	return plan->nr_prod_cpus ? plan->prod_cpus[p] : p;
+}
+
+/* bpf-hashmap-lookup: per producer, the events/s of its last 32 runs (or
+ * fewer), mean ± 2 sd, and their mean length. */
+static int lookup_lines(const struct run *run, const struct prod_counters *c, char *buf,
+			size_t len)
+{
+	size_t at = 0;
+	int lines = 0;
+
+	for (int p = 0; p < run->plan->producers; p++) {
+		int n = c[p].runs < RECENT_RUNS ? c[p].runs : RECENT_RUNS;
+		double ev[RECENT_RUNS], ns = 0;
+		struct summary s;
+
+		if (!n)
+			continue;
+		for (int i = 0; i < n; i++) {
+			ev[i] = run->plan->batch * 1e3 / c[p].recent_ns[i];
+			ns += c[p].recent_ns[i] / (double)n;
+		}
+		summarize(ev, n, &s);
+		at += snprintf(buf + at, at < len ? len - at : 0, "%scpu%02d: lookup %.3lfM \u00b1 %.3lfM "
+			       "events/sec (approximated from %d samples of ~%lums)", lines ? "\n" : "",
+			       cpu_of(run->plan, p), s.mean, 2 * s.stddev, n,
+			       (unsigned long)(ns / 1e6));
+		lines++;
+	}
+	return lines;
+}
+
+/* bpf-hashmap-full-update: per producer, the events/s of its last run. */
+static int full_update_lines(const struct run *run, const struct prod_counters *c, char *buf,
+			     size_t len)
+{
+	size_t at = 0;
+	int lines = 0;
+
+	for (int p = 0; p < run->plan->producers; p++) {
+		__u64 last;
+
+		if (!c[p].runs)
+			continue;
+		last = c[p].recent_ns[(c[p].runs - 1) % RECENT_RUNS];
+		at += snprintf(buf + at, at < len ? len - at : 0, "%s%d:hash_map_full_perf %lld events per sec",
+			       lines ? "\n" : "", cpu_of(run->plan, p),
+			       last ? (long long)(run->plan->batch * 1000000000ull / last) : 0);
+		lines++;
+	}
+	return lines;
+}
+
+int output_kernel_lines(const struct run *run, const struct samples *s,
+			const struct run_summary *sum, char *buf, size_t len)
+{
+	if (!sum->n || !s->last)
+		return 0;
+	switch (run->plan->bench->lines) {
+	case LINES_HTAB_MEM:
+		return htab_mem_line(sum, buf, len);
+	case LINES_HASHMAP_LOOKUP:
+		return lookup_lines(run, s->last, buf, len);
+	case LINES_HASHMAP_FULL:
+		return full_update_lines(run, s->last, buf, len);
+	default:
+		return 0;
+	}
+}
+
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)
 {
 	struct units u = units_of(run);
+	char kernel[KERNEL_LINES_MAX];
 
 	for (int i = 0; i < run->nr_warnings; i++)
 		printf("Warning: %s\n", run->warnings[i]);
@@ -108,6 +196,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		print_errors(s, sum->errors);
 		return;
 	}
+	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
+		printf("%s\n", kernel);
 	printf("Summary: throughput %8.3lf \u00b1 %5.3lf %s ops/s (%7.3lf%s ops/prod), latency %8.3lf %s/op\n",
 	       sum->mops.mean * u.tput, sum->mops.stddev * u.tput, u.tput_unit,
 	       sum->mops_per_prod * u.tput, u.tput_unit, sum->latency_ns.mean * u.lat, u.lat_unit);
@@ -130,9 +220,11 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		       sum->misses ? "; misses are expected results (key not found, or E2BIG: map full)"
 				   : "");
 	if (!isnan(sum->memlock_avg))
-		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak\n",
+		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak of "
+		       "the samples, %.2f MiB its own peak (mapbench's keys array, %.2f MiB, left out)\n",
 		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
-		       sum->charged_avg / 1048576, sum->charged_peak / 1048576);
+		       sum->charged_avg / 1048576, sum->charged_peak / 1048576,
+		       sum->cgroup_peak / 1048576, run->own_bytes / 1048576.0);
 	if (run->plan->trigger == TRIGGER_NIC)
 		print_nic(run, sum);
 	print_errors(s, sum->errors);

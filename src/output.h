@@ -9,6 +9,12 @@
 void output_setup(const struct run *run);
 void output_iter(const struct run *run, const struct samples *s, int i);
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum);
+#define KERNEL_LINES_MAX 16384
+/* The kernel bench's own final lines, in its format and with its
+ * aggregation, for the rows whose lines say so (htab-mem, bpf-hashmap-*):
+ * in buf, one per line; returns how many (0 for the other rows). */
+int output_kernel_lines(const struct run *run, const struct samples *s,
+			const struct run_summary *sum, char *buf, size_t len);
 /* mem: the table's heading, then a row as each is measured. */
 void output_mem_header(const struct run *run, const struct mem_report *rep);
 void output_mem_row(const struct run *run, const struct mem_row *row);

@@ -16,6 +16,7 @@ void plan_unset(struct plan *given)
 	given->warmup = 1;
 	given->duration = 5;
 	given->trigger = -1;
+	given->trigger_fallback = -1;
 	given->loop = -1;
 	given->key_size = -1;
 	given->value_size = -1;
@@ -151,6 +152,8 @@ static int resolve_trigger(const struct plan *given, struct plan *p)
 		return EXIT_USAGE;
 	}
 	p->trigger = OR(given->trigger, (int)b->trigger);
+	/* asked for, a trigger is never swapped for another */
+	p->trigger_fallback = given->trigger < 0 && b->trigger_fallback ? b->trigger_fallback : -1;
 	p->loop = OR(given->loop, (int)b->loop);
 	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
 	return trigger_plan(p);
@@ -231,7 +234,7 @@ static long long int_field(json_t *params, const char *key, long long absent)
  * since the plan points into its strings. */
 static void given_from_params(json_t *pa, struct plan *g)
 {
-	static const char *const triggers[] = { "xdp", "raw_tp", "fentry", "nic" };
+	static const char *const triggers[] = { "xdp", "raw_tp", "fentry", "nic", "tp" };
 	static const char *const loops[] = { "auto", "bpf_for", "bpf_loop" };
 	static const char *const places[] = { "none", "compact", "spread-llc", "spread-node",
 					      "smt-pairs" };
@@ -257,7 +260,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->duration = int_field(pa, "duration", g->duration);
 	if (g->bench->walk)
 		g->batch = int_field(pa, "batch", -1);
-	g->trigger = name_index(json_string_value(json_object_get(pa, "trigger")), triggers, 4);
+	g->trigger = name_index(json_string_value(json_object_get(pa, "trigger")), triggers, 5);
 	g->loop = g->bench->loop == LOOP_NONE ? -1 :
 		  name_index(json_string_value(json_object_get(pa, "loop")), loops, 3);
 	if (g->trigger == TRIGGER_NIC) {

@@ -19,14 +19,22 @@
 #define HTAB .family = &htab_family, .maps = HASH_MAPS, .map = "htab", .key_size = 4, \
 	.value_size = 8, .max_entries = 1000, .nr_entries = ENTRIES_MAX, .prefix_len = -1, \
 	PRODUCERS
+/* The kernel's LPM bench: BPF_PROG_TEST_RUN of an XDP program, 10000
+ * operations a run, one per bpf_loop callback. */
 #define LPM .family = &lpm_family, .maps = MAP_LPM, .map = "lpm_trie", .key_size = 4, \
 	.value_size = 4, .max_entries = ENTRIES_NR, .nr_entries = 10000, \
-	.prefix_len = PREFIX_ALL, PRODUCERS, .batch = 10000
+	.prefix_len = PREFIX_ALL, PRODUCERS, .batch = 10000, .loop = LOOP_BPF_LOOP
 /* The kernel's htab-mem: u32 keys, max(8192, 64 x CPUs) entries, no prealloc,
- * 64 keys per producer, per-prod-op with the map's memory sampled. */
+ * 64 keys per producer, one per bpf_loop callback, run from the getpgid
+ * tracepoint (deleters: getppid), per-prod-op with the map's memory sampled. */
 #define HTAB_MEM HTAB, .group = "htab-mem", .max_entries_of = htab_mem_max_entries, \
 	.prealloc = 0, .batch = 64, .figure = FIG_RUNS_PER_PROD, .track_mem = true, \
-	.walk = &walk_strided
+	.walk = &walk_strided, .trigger = TRIGGER_TP, .loop = LOOP_BPF_LOOP, \
+	.lines = LINES_HTAB_MEM
+/* The kernel's bpf-hashmap-* run from fentry on getpgid, with bpf_loop; where
+ * fentry is refused, from the getpgid tracepoint, with a warning. */
+#define HASHMAP_BENCH .trigger = TRIGGER_FENTRY, .trigger_fallback = TRIGGER_TP, \
+	.loop = LOOP_BPF_LOOP, .figure = FIG_EVENTS_PER_PROD
 #define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, \
 	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .slow = true, \
 	.single_producer = true, .op = MB_OP_FREE
@@ -40,7 +48,8 @@ const struct bench benches[] = {
 	  .help = "lookup of prefilled keys, counting hits",
 	  .workload = "lookup of prefilled ids [0,nr), producers start spread over them" },
 	{ .name = "bpf-hashmap-lookup", HTAB, .op = MB_OP_LOOKUP, .walk = &walk_from_first,
-	  .nr_entries = 500, .batch = 1000000, .figure = FIG_EVENTS_PER_PROD,
+	  .nr_entries = 500, .batch = 1000000, HASHMAP_BENCH,
+	  .lines = LINES_HASHMAP_LOOKUP,
 	  .help = "the kernel's bpf-hashmap-lookup: lookups of keys 1..nr, M events/s per producer",
 	  .workload = "keys 1..nr, key words past the first i x 2654435761, in order from "
 		      "key 1 every run; batch floor(1M / nr) x nr" },
@@ -58,8 +67,8 @@ const struct bench benches[] = {
 	  .help = "BPF_ANY update of present keys in a map filled to max-entries",
 	  .workload = "map filled to max; BPF_ANY update of the producer's slice of present ids" },
 	{ .name = "bpf-hashmap-full-update", .aliases = { "htab-full-update" }, HTAB,
-	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000,
-	  .figure = FIG_EVENTS_PER_PROD,
+	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
+	  .lines = LINES_HASHMAP_FULL,
 	  .help = "the kernel's bpf-hashmap-full-update: updates that find the map full (E2BIG)",
 	  .workload = "prealloc map filled to max; producer p updates absent key max+p, BPF_ANY: "
 		      "E2BIG expected" },
@@ -91,13 +100,13 @@ const struct bench benches[] = {
 	 * --preallocated, as mapbench does). */
 	{ .name = "bpf-rhashmap-lookup", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
 	  .op = MB_OP_LOOKUP, .walk = &walk_from_first, .nr_entries = 500, .batch = 1000000,
-	  .figure = FIG_EVENTS_PER_PROD,
+	  HASHMAP_BENCH, .lines = LINES_HASHMAP_LOOKUP,
 	  .help = "the kernel's bpf-rhashmap-lookup: bpf-hashmap-lookup on an rhtab map",
 	  .workload = "keys 1..nr, key words past the first i x 2654435761, in order from "
 		      "key 1 every run; batch floor(1M / nr) x nr" },
 	{ .name = "bpf-rhashmap-full-update", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
-	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000,
-	  .figure = FIG_EVENTS_PER_PROD,
+	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
+	  .lines = LINES_HASHMAP_FULL,
 	  .help = "the kernel's bpf-rhashmap-full-update: bpf-hashmap-full-update on an rhtab map",
 	  .workload = "map filled to max; producer p updates absent key max+p, BPF_ANY" },
 	{ .name = "rhtab-mem-overwrite", HTAB_MEM, .group = "rhtab-mem", .maps = MAP_RHTAB,

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "env.h"
+#include "output.h"
 #include "perf.h"
 #include "plan.h"
 #include "result.h"
@@ -41,6 +42,9 @@ static json_t *params_json(const struct run *run)
 		"timing", run->timing ? run->timing : "none"));
 	if (run->loop)
 		json_object_set_new(o, "loop", json_string(run->loop));
+	json_object_set_new(o, "trigger", json_string(trigger_name(run->trigger)));
+	if (run->trigger_point)
+		json_object_set_new(o, "trigger_point", json_string(run->trigger_point));
 	return o;
 }
 
@@ -81,7 +85,7 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_errno", by);
 }
 
-static json_t *throughput_json(const struct bench *b, const struct samples *s,
+static json_t *throughput_json(const struct run *run, const struct samples *s,
 			       const struct run_summary *sum);
 static json_t *mem_json(const struct mem_report *rep);
 static json_t *warnings_json(const struct run *run);
@@ -128,7 +132,7 @@ json_t *result_json(const struct run *run, const struct samples *s,
 	if (doc)
 		json_object_set_new(doc, "warnings", warnings_json(run));
 	if (doc && s)
-		json_object_update_new(doc, throughput_json(c->bench, s, sum));
+		json_object_update_new(doc, throughput_json(run, s, sum));
 	if (doc && mem)
 		json_object_set_new(doc, "memory", mem_json(mem));
 	if (doc && s && c->trigger == TRIGGER_NIC)
@@ -150,14 +154,16 @@ static json_t *figure_json(const struct bench *b, const struct summary *s)
 	return o;
 }
 
-static json_t *throughput_json(const struct bench *b, const struct samples *s,
+static json_t *throughput_json(const struct run *run, const struct samples *s,
 			       const struct run_summary *sum)
 {
-	json_t *samples = json_array();
+	const struct bench *b = run->plan->bench;
+	json_t *samples = json_array(), *doc, *lines = json_array();
+	static char kernel[KERNEL_LINES_MAX];
 
 	for (int i = 0; i < s->n; i++)
 		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
-	return json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o}}, s:o}",
+	doc = json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:I}}, s:o}",
 		"samples", samples,
 		"summary",
 			"samples", sum->n,
@@ -177,7 +183,19 @@ static json_t *throughput_json(const struct bench *b, const struct samples *s,
 				"memlock_peak", json_num(sum->memlock_peak),
 				"charged_avg", json_num(sum->charged_avg),
 				"charged_peak", json_num(sum->charged_peak),
+				"charged_sd", json_num(sum->charged.stddev),
+				"cgroup_peak", json_num(sum->cgroup_peak),
+				"own_bytes_excluded", (json_int_t)run->own_bytes,
 		"errors", errors_json(s, sum->errors));
+	/* The kernel bench's own final lines, as printed: beside our figure. */
+	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
+		for (char *l = strtok(kernel, "\n"); l; l = strtok(NULL, "\n"))
+			json_array_append_new(lines, json_string(l));
+	if (doc)
+		json_object_set_new(json_object_get(doc, "summary"), "kernel_lines", lines);
+	else
+		json_decref(lines);
+	return doc;
 }
 
 static json_t *warnings_json(const struct run *run)

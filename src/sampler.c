@@ -152,9 +152,9 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].runs - prev[p].runs,
 			};
 		sample_finish(s, nprod, plan->bench);
-		s->memlock = s->charged = -1;
+		s->memlock = s->charged = s->charged_peak = -1;
 		if (plan->bench->track_mem)
-			f->memory(run, &s->memlock, &s->charged);
+			f->memory(run, &s->memlock, &s->charged, &s->charged_peak);
 		output_iter(run, out, out->n - 1);
 		if (run->perf && i + 1 == plan->warmup)
 			perf_mark_start(run->perf, nprod);
@@ -168,6 +168,8 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	for (int p = 0; p < nprod; p++)
 		for (int e = 0; e < ERRNO_SLOTS; e++)
 			out->errs[e] += cur[p].errs[e];
+	out->last = cur;	/* the kernel bench's lines read the last runs */
+	cur = NULL;
 out:
 	free(prev);
 	free(cur);
@@ -179,5 +181,6 @@ void samples_free(struct samples *s)
 	for (int i = 0; i < s->n; i++)
 		free(s->v[i].prod);
 	free(s->v);
+	free(s->last);
 	memset(s, 0, sizeof(*s));
 }

@@ -20,6 +20,7 @@ struct sample {
 	double figure;		/* the benchmark's figure, in its unit (figure_of) */
 	long long memlock;	/* map memory at the end of the interval, or -1 */
 	long long charged;	/* bytes charged to the bench's cgroup, or -1 */
+	long long charged_peak;	/* the cgroup's peak so far, or -1 */
 	struct prod_delta *prod;
 };
 
@@ -27,6 +28,7 @@ struct samples {
 	struct sample *v;
 	int n, cap, nprod;
 	__u64 errs[ERRNO_SLOTS];	/* by errno, over the whole run */
+	struct prod_counters *last;	/* every producer's counters at the end, or NULL */
 	bool interrupted;
 };
 

@@ -34,12 +34,13 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 	double *lat = calloc(s->n + 1, sizeof(double));
 	double *kprod = calloc(s->n + 1, sizeof(double));
 	double *fig = calloc(s->n + 1, sizeof(double));
-	double wall = 0, busy = 0, mem_sum = 0, chg_sum = 0;
+	double *chg = calloc(s->n + 1, sizeof(double));
+	double wall = 0, busy = 0, mem_sum = 0;
 	int n = 0, nmem = 0, nchg = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->memlock_peak = out->charged_peak = -1;
-	for (int i = 0; mops && lat && kprod && fig && i < s->n; i++) {
+	out->memlock_peak = out->charged_peak = out->cgroup_peak = -1;
+	for (int i = 0; mops && lat && kprod && fig && chg && i < s->n; i++) {
 		const struct sample *x = &s->v[i];
 
 		if (x->warmup)
@@ -49,9 +50,10 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 			out->memlock_peak = fmax(out->memlock_peak, x->memlock);
 		}
 		if (x->charged >= 0) {
-			chg_sum += x->charged, nchg++;
+			chg[nchg++] = x->charged;
 			out->charged_peak = fmax(out->charged_peak, x->charged);
 		}
+		out->cgroup_peak = fmax(out->cgroup_peak, x->charged_peak);
 		out->measured_s += x->interval_ns / 1e9;
 		for (int p = 0; p < s->nprod; p++) {
 			out->prod_runs[p] += x->prod[p].runs;
@@ -82,15 +84,19 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 			(double)out->hits / (out->hits + out->misses) : NAN;
 	out->duty = wall ? busy / wall : NAN;
 	out->memlock_avg = nmem ? mem_sum / nmem : NAN;
-	out->charged_avg = nchg ? chg_sum / nchg : NAN;
+	summarize(chg, nchg, &out->charged);
+	out->charged_avg = out->charged.mean;
 	if (!nmem)
 		out->memlock_peak = NAN;
 	if (!nchg)
 		out->charged_peak = NAN;
+	if (out->cgroup_peak < 0)
+		out->cgroup_peak = NAN;
 	for (int e = 0; e < ERRNO_SLOTS; e++)
 		out->errors += s->errs[e];
 	free(mops);
 	free(lat);
 	free(kprod);
 	free(fig);
+	free(chg);
 }

@@ -24,7 +24,9 @@ struct run_summary {
 	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */
 	double duty;		/* share of producer wall time spent in timed operations */
 	double memlock_avg, memlock_peak;	/* bytes; NAN when not tracked */
-	double charged_avg, charged_peak;
+	double charged_avg, charged_peak;	/* of the samples */
+	struct summary charged;			/* the cgroup's charge per sample */
+	double cgroup_peak;			/* the cgroup's own peak (setup included) */
 };
 
 /* Sample statistics (stddev with n - 1); NAN fields when n == 0. */

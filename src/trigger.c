@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "keys.h"
@@ -20,7 +21,8 @@ static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_
 
 const char *trigger_name(enum trigger kind)
 {
-	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "close", "none" };
+	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "tp", "close",
+					     "none" };
 
 	return names[kind];
 }
@@ -94,7 +96,8 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 	const char *target;
 
 	memset(t, 0, sizeof(*t));
-	t->kind = run->plan->trigger;
+	t->kind = run->trigger;
+	t->pairs = run->plan->bench->walk->pairs;
 	t->use_for = kernel_has_func("bpf_iter_num_new");
 	if (run->plan->loop == LOOP_FOR && !t->use_for) {
 		mb_err("this kernel (%s) has no open-coded iterators (bpf_iter_num_new): use --loop bpf_loop",
@@ -107,6 +110,11 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 	run->timing = "bpf_ktime_get_ns around each batch";
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(p, false);
+	run->trigger_point = t->kind == TRIGGER_TP ?
+		(t->pairs ? "syscalls/sys_enter_getpgid,syscalls/sys_enter_getppid"
+			  : "syscalls/sys_enter_getpgid") :
+		t->kind == TRIGGER_RAW_TP ? "sys_enter (getpgid only)" :
+		t->kind == TRIGGER_NIC ? run->plan->iface : "BPF_PROG_TEST_RUN";
 	t->xdp = pick(obj, "xdp", t->use_for);
 	t->tid2prod = bpf_object__find_map_by_name(obj, "tid2prod");
 	bpf_program__set_autoload(t->xdp, true);
@@ -117,8 +125,13 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 		bpf_program__set_autoload(t->nic, true);
 		return EXIT_OK;
 	}
-	t->trace = pick(obj, t->kind == TRIGGER_RAW_TP ? "raw_tp" : "fentry", t->use_for);
+	t->trace = pick(obj, t->kind == TRIGGER_RAW_TP ? "raw_tp" :
+			     t->kind == TRIGGER_TP ? "tp" : "fentry", t->use_for);
 	bpf_program__set_autoload(t->trace, true);
+	if (t->kind == TRIGGER_TP && t->pairs) {
+		t->trace_del = pick(obj, "tp_del", t->use_for);
+		bpf_program__set_autoload(t->trace_del, true);
+	}
 	if (t->kind == TRIGGER_FENTRY) {
 		target = fentry_target();
 		if (!target) {
@@ -126,6 +139,7 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 			return EXIT_UNSUPPORTED;
 		}
 		bpf_program__set_attach_target(t->trace, 0, target);
+		run->trigger_point = target;
 	}
 	return EXIT_OK;
 }
@@ -139,6 +153,8 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 		       run->plan->map_name, run->map_type_name, strerror(-err));
 		return EXIT_UNSUPPORTED;
 	}
+	if (t->kind == TRIGGER_FENTRY && err == -EPERM && run->plan->trigger_fallback >= 0)
+		return EXIT_FALLBACK;	/* the caller falls back, and says so */
 	if (t->kind == TRIGGER_FENTRY && err == -EPERM) {
 		mb_err("this kernel refuses fentry programs (EPERM: ftrace-based attachment is blocked); use --trigger xdp or --trigger raw_tp");
 		return EXIT_UNSUPPORTED;
@@ -199,6 +215,34 @@ static int attach_nic(struct trigger_state *t, struct run *run)
 	return EXIT_OK;
 }
 
+/* Syscall tracepoints are found through tracefs: mount it where it is
+ * missing, as the kernel bench's users must. */
+static int need_tracefs(struct run *run)
+{
+	if (!access(TRACEFS "/events", F_OK) || !access("/sys/kernel/debug/tracing/events", F_OK))
+		return EXIT_OK;
+	if (mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
+		mb_err("--trigger tp needs tracefs, and mounting it at %s failed: %s; mount it (mount -t tracefs nodev %s) or use --trigger raw_tp",
+		       TRACEFS, strerror(errno), TRACEFS);
+		return EXIT_UNSUPPORTED;
+	}
+	run_warn(run, "tracefs was not mounted: mapbench mounted it at %s (left mounted)", TRACEFS);
+	return EXIT_OK;
+}
+
+static int attach_one(struct bpf_program *prog, struct bpf_link **link, enum trigger kind)
+{
+	int err;
+
+	*link = bpf_program__attach(prog);
+	if (*link)
+		return EXIT_OK;
+	err = errno;
+	mb_err("attaching the %s program failed: %s; use --trigger xdp", trigger_name(kind),
+	       strerror(err));
+	return err == EPERM || err == EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
+}
+
 int trigger_attach(struct trigger_state *t, struct run *run)
 {
 	int err;
@@ -207,14 +251,12 @@ int trigger_attach(struct trigger_state *t, struct run *run)
 		return attach_nic(t, run);
 	if (!t->trace)
 		return EXIT_OK;
-	t->link = bpf_program__attach(t->trace);
-	if (!t->link) {
-		err = errno;
-		mb_err("attaching the %s program failed: %s; use --trigger xdp",
-		       trigger_name(t->kind), strerror(err));
-		return err == EPERM || err == EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
-	}
-	return EXIT_OK;
+	if (t->kind == TRIGGER_TP && (err = need_tracefs(run)))
+		return err;
+	err = attach_one(t->trace, &t->link, t->kind);
+	if (!err && t->trace_del)
+		err = attach_one(t->trace_del, &t->link_del, t->kind);
+	return err;
 }
 
 int trigger_thread_init(struct trigger_state *t, int prod)
@@ -242,12 +284,17 @@ int trigger_fire(const struct trigger_state *t, int prod)
 {
 	if (t->kind == TRIGGER_XDP)
 		return trigger_xdp(t, prod);
-	syscall(TRIGGER_SYSCALL, 0);
+	/* tp as the kernel's htab-mem: a pair's deleter on its own syscall */
+	if (t->kind == TRIGGER_TP && t->pairs && prod % 2)
+		syscall(SYS_getppid);
+	else
+		syscall(TRIGGER_SYSCALL, 0);
 	return 0;
 }
 
 void trigger_detach(struct trigger_state *t)
 {
 	bpf_link__destroy(t->link);
-	t->link = NULL;
+	bpf_link__destroy(t->link_del);
+	t->link = t->link_del = NULL;
 }

@@ -4,8 +4,10 @@
 #include <sys/syscall.h>
 #include "bench.h"
 
-/* The syscall producers issue for the raw_tp and fentry triggers. */
+/* The syscall producers issue for the raw_tp, fentry and tp triggers (tp:
+ * a pair's deleters issue getppid, as the kernel's htab-mem does). */
 #define TRIGGER_SYSCALL SYS_getpgid
+#define TRACEFS "/sys/kernel/tracing"
 
 struct bpf_object;
 struct bpf_program;
@@ -20,9 +22,12 @@ struct trigger_state {
 	enum trigger kind;
 	bool use_for;			/* bpf_for, else bpf_loop */
 	struct bpf_program *xdp;
-	struct bpf_program *trace;	/* raw_tp or fentry, or NULL */
+	struct bpf_program *trace;	/* raw_tp, fentry or tp, or NULL */
+	struct bpf_program *trace_del;	/* tp: the deleters' program (getppid) */
+	bool pairs;			/* adders and deleters taking turns */
 	struct bpf_program *nic;	/* --trigger nic: runs on each received packet */
 	struct bpf_link *link;		/* owned by the process: gone when it dies */
+	struct bpf_link *link_del;
 	struct bpf_map *tid2prod;
 };
 
@@ -32,7 +37,11 @@ struct trigger_state {
 int trigger_plan(struct plan *plan);
 /* Before load: choose programs for the trigger and loop kind. */
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
-/* After a failed load: one line saying why and what to do; returns the exit status. */
+/* Not an exit status: the row's own trigger (fentry) is refused and the
+ * plan names a fallback; the family loads again with it. */
+#define EXIT_FALLBACK 100
+/* After a failed load: one line saying why and what to do; returns the exit
+ * status (or EXIT_FALLBACK, silently). */
 int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
 int trigger_attach(struct trigger_state *t, struct run *run);
 int trigger_thread_init(struct trigger_state *t, int prod);

@@ -1,6 +1,7 @@
 """./bench on the live kernel: every benchmark, its figures and its failures."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -438,3 +439,73 @@ def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
     assert "Interrupted after" in out and "Summary: throughput" in out
     assert os.listdir(path.parent) == ["r.json"]
     assert leaks(before) == []
+
+
+def kernel_sed(pattern, output):
+    """What run_bench_htab_mem.sh extracts: `echo $out` joins the output into
+    one line of single spaces, then sed keeps the last match of pattern."""
+    m = re.fullmatch(pattern, " ".join(output.split()), re.S)
+    return m.group(1) if m else None
+
+
+@pytest.mark.parametrize("use_case", ["overwrite", "batch_add_batch_del", "add_del_on_diff_cpu"])
+def test_htab_mem_prints_the_kernel_line_its_script_parses(root, result, use_case):
+    """htab-mem runs as the kernel's: the getpgid tracepoint (deleters on
+    getppid), bpf_loop; its final line is the kernel's, parsed here with the
+    patterns of the kernel's run_bench_htab_mem.sh, and agrees with the JSON."""
+    proc, doc = result("-p", "2", "-a", "-w", "1", "-d", "2", "htab-mem", "--use-case", use_case)
+    assert proc.returncode == 0, proc.stderr
+    p = doc["params"]
+    assert (p["trigger"], p["loop"]) == ("tp", "bpf_loop")
+    assert p["trigger_point"].startswith("syscalls/sys_enter_getpgid")
+    assert ("sys_enter_getppid" in p["trigger_point"]) == (use_case == "add_del_on_diff_cpu")
+    fig, mem = doc["summary"]["figure"], doc["summary"]["memory"]
+    per_prod = kernel_sed(r".* per-prod-op\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+k/s).*", proc.stdout)
+    avg_mem = kernel_sed(r".* memory usage\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+MiB).*", proc.stdout)
+    peak = kernel_sed(r".* peak memory usage\s+([0-9]+\.[0-9]+MiB).*", proc.stdout)
+    assert per_prod == f"{fig['mean']:.2f} ± {fig['stddev']:.2f}k/s"
+    assert avg_mem == f"{mem['charged_avg'] / 2**20:.2f} ± {mem['charged_sd'] / 2**20:.2f}MiB"
+    assert peak == f"{mem['cgroup_peak'] / 2**20:.2f}MiB"
+    assert doc["summary"]["kernel_lines"][0] in proc.stdout
+    assert doc["summary"]["hit_rate"] == 1.0 and doc["errors"]["total"] == 0
+
+
+@pytest.mark.parametrize("name", ["bpf-hashmap-lookup", "bpf-hashmap-full-update"])
+def test_hashmap_benches_run_the_kernel_trigger_or_say_what_ran(root, result, name):
+    """fentry on getpgid and bpf_loop, as the kernel's; where fentry is refused,
+    the getpgid tracepoint, and the output and the result say so."""
+    proc, doc = result(name, *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["loop"] == "bpf_loop"
+    if doc["params"]["trigger"] == "tp":
+        assert any("refuses fentry" in w for w in doc["warnings"])
+        assert "Warning: this kernel refuses fentry" in proc.stdout
+    else:
+        assert doc["params"]["trigger"] == "fentry" and not doc["warnings"]
+    asked = run_bench(name, "--trigger", "fentry", *SHORT)
+    assert asked.returncode in (0, 2)          # asked for, fentry is never swapped
+
+
+def test_hashmap_lookup_prints_the_kernel_lines(root, result):
+    """One cpuNN line per producer as the kernel's: the events/s of its last
+    32 runs (or fewer), mean ± 2 sd, and their mean length."""
+    proc, doc = result("bpf-hashmap-lookup", "-p", "2", "-a", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    lines = doc["summary"]["kernel_lines"]
+    assert len(lines) == 2
+    for cpu, line in zip((0, 1), lines):
+        m = re.fullmatch(r"cpu(\d\d): lookup (\d+\.\d{3})M ± (\d+\.\d{3})M events/sec "
+                         r"\(approximated from (\d+) samples of ~(\d+)ms\)", line)
+        assert m and int(m[1]) == cpu and 1 <= int(m[4]) <= 32, line
+        assert line in proc.stdout
+        # the same runs' in-kernel rate as the figure, seen over fewer runs
+        assert float(m[2]) == pytest.approx(doc["summary"]["figure"]["mean"], rel=0.5)
+
+
+def test_full_update_prints_the_kernel_lines(root, result):
+    proc, doc = result("bpf-hashmap-full-update", "-p", "2", "-a", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    lines = doc["summary"]["kernel_lines"]
+    assert [re.fullmatch(r"(\d+):hash_map_full_perf (\d+) events per sec", x)[1] for x in lines] \
+        == ["0", "1"]
+    assert all(int(x.split()[1]) > 0 for x in lines)
