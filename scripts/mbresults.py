@@ -660,7 +660,7 @@ def fmt_num(v, digits=3):
     (0.000228 K ops/s must not read 0.000)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
-    if v and abs(v) < 10 ** -(digits - 2):
+    if v and abs(v) < 10 ** -digits:
         return f"{v:.3g}"
     return f"{v:.{digits}f}"
 
