@@ -40,10 +40,11 @@ enum figure {
 };
 
 /* What the terminal shows: the kernel bench's Iter/Summary lines, mem's
- * table, or those lines after the final lines of a kernel bench (htab-mem's
- * Summary, bpf-hashmap-lookup's cpuNN lines, full-update's N:hash_map_full_perf). */
+ * table, or those lines and then the final lines of a kernel bench
+ * (htab-mem's Summary, bpf-hashmap-lookup's cpuNN lines, full-update's
+ * N:hash_map_full_perf, the LPM bench's Summary of in-kernel time). */
 enum lines { LINES_BENCH, LINES_MEM_TABLE, LINES_HTAB_MEM, LINES_HASHMAP_LOOKUP,
-	     LINES_HASHMAP_FULL };
+	     LINES_HASHMAP_FULL, LINES_LPM_KERNEL_TIME };
 
 /* Sentinels of a row's entry counts. */
 #define ENTRIES_MAX (-2)	/* nr-entries: as many as max-entries (a full map) */

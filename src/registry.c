@@ -149,15 +149,17 @@ const struct bench benches[] = {
 	  .workload = "filled trie; BPF_EXIST update in id order" },
 	{ .name = "lpm-trie-insert", LPM, .op = MB_OP_FILL_UP, .walk = &walk_sliced,
 	  .figure = FIG_KERNEL, .single_producer = true, .no_prefill = true,
+	  .lines = LINES_LPM_KERNEL_TIME,
 	  .help = "insert into an empty trie until it holds nr-entries; emptying it is not timed",
 	  .workload = "empty trie; BPF_NOEXIST insert ids 0..nr-1 in order, a batch a run; at nr "
 		      "the trie is emptied untimed" },
 	{ .name = "lpm-trie-delete", LPM, .op = MB_OP_DRAIN, .walk = &walk_sliced,
-	  .figure = FIG_KERNEL, .single_producer = true,
+	  .figure = FIG_KERNEL, .single_producer = true, .lines = LINES_LPM_KERNEL_TIME,
 	  .help = "delete from a full trie until it is empty; the refill is not timed",
 	  .workload = "filled trie; delete ids 0..nr-1 in order, a batch a run; when empty it is "
 		      "refilled untimed" },
 	{ .name = "lpm-trie-free", LPM, FREE, .target = &lpm_family,
+	  .lines = LINES_LPM_KERNEL_TIME,
 	  .help = "time the kernel takes to free a trie holding nr-entries prefixes",
 	  .workload = "create, fill from user space and close tries; time bpf_map_free_deferred" },
 };

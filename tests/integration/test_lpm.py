@@ -1,4 +1,7 @@
 """LPM trie and map-free benchmarks on the live kernel."""
+import json
+import re
+
 import pytest
 
 from conftest import bpf_snapshot, leaks, run_bench
@@ -104,3 +107,21 @@ def test_bad_lpm_input_is_one_line_and_exit_1(args, needle):
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
+
+
+@pytest.mark.parametrize("bench,unit", [("lpm-trie-insert", "M"), ("lpm-trie-delete", "M"),
+                                        ("lpm-trie-free", "K")])
+def test_the_kernel_scripts_read_the_in_kernel_figure(root, tmp_path, bench, unit):
+    """For the ops that reset the trie, the kernel's LPM bench reports
+    throughput over in-kernel time: its Summary line comes last, so the
+    patterns of run_common.sh (the last match wins) read that figure."""
+    path = tmp_path / "r.json"
+    proc = run_bench(bench, "--nr-entries", "10K", "-w", "1", "-d", "2", "--json", path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(path.read_text())
+    flat = " ".join(proc.stdout.split())
+    got = re.fullmatch(rf".*throughput\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+\s{unit}\sops/s).*", flat)[1]
+    fig = doc["summary"]["figure"]
+    assert got == f"{fig['mean']:.3f} ± {fig['stddev']:.3f} {unit} ops/s"
+    printed = [x for x in proc.stdout.splitlines() if not x.startswith("Result: ")]
+    assert doc["summary"]["kernel_lines"] == [printed[-1]]
