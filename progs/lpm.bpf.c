@@ -23,12 +23,37 @@ struct {
 	__uint(value_size, 8);
 } scratch SEC(".maps");
 
+/* --keys counter, the kernel LPM bench's keys: {plen, cur_key++ % nr}, from
+ * one counter every CPU shares (their contention is part of its figure). */
+const volatile bool key_counter;
+const volatile __u32 counter_nr;
+const volatile __u32 counter_plen;
+__u32 cur_key;
+
+/* Per-CPU buffer for the counter's key; user space sets its size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, 4);
+	__uint(value_size, 8);
+} keybuf SEC(".maps");
+
 static __always_inline bool family_prepare(struct batch_state *s)
 {
 	__u32 zero = 0;
 
 	s->val = bpf_map_lookup_elem(&scratch, &zero);
-	return s->val;
+	s->key = bpf_map_lookup_elem(&keybuf, &zero);
+	return s->val && s->key;
+}
+
+static __always_inline void *counter_key(struct batch_state *s)
+{
+	__u32 *k = s->key;
+
+	k[0] = counter_plen;
+	k[1] = cur_key++ % counter_nr;
+	return k;
 }
 
 static __always_inline void family_step(enum step_op op, struct batch_state *s)
@@ -38,9 +63,11 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s)
 
 	if (op == STEP_NOOP)
 		return;
-	key = next_key(s);
+	key = next_key(s);	/* also the position: where a run stops and restarts */
 	if (!key)
 		return;
+	if (key_counter)
+		key = counter_key(s);
 
 	switch (op) {
 	case STEP_KEY:

@@ -26,7 +26,9 @@ enum exit_status {
  * pairs on sys_enter_getppid). */
 enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_TP,
 	       TRIGGER_CLOSE, TRIGGER_NONE };
-enum key_order { KEYS_SEQ, KEYS_RANDOM };
+/* seq and random walk a precomputed key array; counter is the kernel's LPM
+ * bench: cur_key++ % nr from one counter all CPUs share. */
+enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel
@@ -147,6 +149,7 @@ struct bench {
 	long nr_entries;		/* or ENTRIES_MAX; a default above max is max */
 	int prefix_len;			/* LPM: PREFIX_ALL; -1: none */
 	int prealloc;			/* where the map kind leaves the choice */
+	enum key_order keys;		/* the default key order */
 	int batch;			/* operations per program run */
 	enum trigger trigger;
 	int trigger_fallback;		/* the kernel bench's trigger where the kernel

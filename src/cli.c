@@ -120,7 +120,9 @@ void cli_usage(FILE *f)
 "      --prefix-len N      LPM prefix length (default: all key bits)\n"
 "      --nr-entries N      keys prefilled\n"
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
-"      --keys seq|random   key order; random is a precomputed permutation\n"
+"      --keys K            seq or random (a precomputed permutation) walk a key\n"
+"                          array; counter (LPM's default) is the kernel LPM bench's\n"
+"                          cur_key++ %% nr from one counter all CPUs share\n"
 "      --seed N            permutation seed (default 1)\n"
 "      --batch N           operations per program run\n"
 "      --all               mem: measure every map type\n"
@@ -325,7 +327,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_NO_PREALLOC: given->prealloc = 0; break;
 		case OPT_PREALLOC: given->prealloc = 1; break;
 		case OPT_RANDOM: given->keys = KEYS_RANDOM; break;
-		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random"); break;
+		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter"); break;
 		case OPT_LOOP: CHOICE("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;

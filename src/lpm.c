@@ -124,6 +124,10 @@ static int lpm_setup(struct run *run)
 	bpf_map__set_value_size(st->skel->maps.scratch, plan->value_size);
 	st->skel->rodata->bench_tgid = getpid();
 	st->skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
+	st->skel->rodata->key_counter = plan->keys == KEYS_COUNTER;
+	st->skel->rodata->counter_nr = plan->nr_entries;
+	st->skel->rodata->counter_plen = plan->prefix_len;
+	bpf_map__set_value_size(st->skel->maps.keybuf, key_size);
 	err = progs_prepare(&st->progs, run, st->skel->obj);
 	bpf_map__set_value_size(st->progs.keys, key_size);
 	if (!err)

@@ -93,7 +93,12 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 	const struct key_walk *w = b->walk;
 	int err;
 
-	p->keys = OR(given->keys, KEYS_SEQ);
+	p->keys = OR(given->keys, (int)b->keys);
+	if (p->keys == KEYS_COUNTER && !(b->maps & MAP_LPM)) {
+		mb_err("--keys counter is the kernel LPM bench's key walk: for lpm-trie-* only, not %s",
+		       b->name);
+		return EXIT_USAGE;
+	}
 	p->seed = OR(given->seed, 1);
 	if (!w)
 		return EXIT_OK;
@@ -195,7 +200,7 @@ json_t *plan_json(const struct plan *p)
 		"max_entries", (json_int_t)p->max_entries,
 		"nr_entries", (json_int_t)p->nr_entries,
 		"prefix_len", p->prefix_len >= 0 ? json_integer(p->prefix_len) : json_null(),
-		"keys", p->keys == KEYS_RANDOM ? "random" : "seq",
+		"keys", (const char *const[]){ "seq", "random", "counter" }[p->keys],
 		"seed", (json_int_t)p->seed,
 		"producers", p->producers,
 		"prod_cpus", cpus,
@@ -254,7 +259,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
 		      json_is_true(json_object_get(pa, "prealloc")) : -1;
 	g->keys = name_index(json_string_value(json_object_get(pa, "keys")),
-			     (const char *const[]){ "seq", "random" }, 2);
+			     (const char *const[]){ "seq", "random", "counter" }, 3);
 	g->seed = int_field(pa, "seed", -1);
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);

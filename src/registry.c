@@ -20,10 +20,11 @@
 	.value_size = 8, .max_entries = 1000, .nr_entries = ENTRIES_MAX, .prefix_len = -1, \
 	PRODUCERS
 /* The kernel's LPM bench: BPF_PROG_TEST_RUN of an XDP program, 10000
- * operations a run, one per bpf_loop callback. */
+ * operations a run, one per bpf_loop callback, keys from one shared counter. */
 #define LPM .family = &lpm_family, .maps = MAP_LPM, .map = "lpm_trie", .key_size = 4, \
 	.value_size = 4, .max_entries = ENTRIES_NR, .nr_entries = 10000, \
-	.prefix_len = PREFIX_ALL, PRODUCERS, .batch = 10000, .loop = LOOP_BPF_LOOP
+	.prefix_len = PREFIX_ALL, PRODUCERS, .batch = 10000, .loop = LOOP_BPF_LOOP, \
+	.keys = KEYS_COUNTER
 /* The kernel's htab-mem: u32 keys, max(8192, 64 x CPUs) entries, no prealloc,
  * 64 keys per producer, one per bpf_loop callback, run from the getpgid
  * tracepoint (deleters: getppid), per-prod-op with the map's memory sampled. */
@@ -35,7 +36,7 @@
  * fentry is refused, from the getpgid tracepoint, with a warning. */
 #define HASHMAP_BENCH .trigger = TRIGGER_FENTRY, .trigger_fallback = TRIGGER_TP, \
 	.loop = LOOP_BPF_LOOP, .figure = FIG_EVENTS_PER_PROD
-#define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, \
+#define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, .keys = KEYS_SEQ, \
 	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .slow = true, \
 	.single_producer = true, .op = MB_OP_FREE
 

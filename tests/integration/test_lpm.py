@@ -125,3 +125,19 @@ def test_the_kernel_scripts_read_the_in_kernel_figure(root, tmp_path, bench, uni
     assert got == f"{fig['mean']:.3f} ± {fig['stddev']:.3f} {unit} ops/s"
     printed = [x for x in proc.stdout.splitlines() if not x.startswith("Result: ")]
     assert doc["summary"]["kernel_lines"] == [printed[-1]]
+
+
+@pytest.mark.parametrize("keys", ["counter", "seq", "random"])
+def test_lpm_keys_default_to_the_kernel_counter(root, result, keys):
+    """The kernel's LPM bench takes key cur_key++ % nr from one shared counter:
+    mapbench's default for lpm-trie-*; seq and random walk the key array."""
+    args = [] if keys == "counter" else ["--keys", keys]
+    proc, doc = result("lpm-trie-lookup", "-p", "2", *args, "-w", "0", "-d", "1", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["keys"] == keys
+    assert doc["summary"]["hit_rate"] == 1.0 and doc["errors"]["total"] == 0
+
+
+def test_counter_keys_are_for_lpm_only():
+    proc = run_bench("htab-lookup", "--keys", "counter")
+    assert proc.returncode == 1 and "for lpm-trie-* only" in proc.stderr
