@@ -203,8 +203,10 @@ extern const int nr_benches;
  * group's first row). */
 const struct bench *bench_find(const char *name, const char *use_case);
 
-const char *trigger_name(enum trigger kind);
-const char *loop_name(enum loop_kind kind);
+/* Names of enum trigger and enum loop_kind values (int: plan.c looks
+ * values up by name through these). */
+const char *trigger_name(int kind);
+const char *loop_name(int kind);
 
 /* One line on stderr, prefixed "mapbench: ". */
 void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

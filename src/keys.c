@@ -204,6 +204,13 @@ const struct key_walk walk_whole_maps = {
 	.fit = no_fit,
 };
 
+const char *keys_name(int order)
+{
+	static const char *const names[] = { "seq", "random", "counter" };
+
+	return names[order];
+}
+
 long walk_key_slots(const struct plan *plan)
 {
 	return plan->max_entries +

@@ -31,6 +31,8 @@ struct key_walk {
 extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
 	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps;
 
+/* "seq", "random" or "counter" (enum key_order). */
+const char *keys_name(int order);
 /* Slots of the keys[] array the plan's walk needs. */
 long walk_key_slots(const struct plan *plan);
 /* Distinct keys the producers visit (0 without a walk). */

@@ -45,7 +45,7 @@ static int resolve_map(const struct plan *given, struct plan *p)
 	}
 	p->map = map_kind_find(p->map_name);
 	if (!p->map || !(p->map->bit & b->maps)) {
-		if (b->maps & MAP_LPM)
+		if (b->maps == MAP_LPM)
 			mb_err("%s runs on an LPM trie: drop --map %s", b->name, p->map_name);
 		else
 			mb_err("unknown map '%s' for %s: use %s", p->map_name, b->name,
@@ -200,7 +200,7 @@ json_t *plan_json(const struct plan *p)
 		"max_entries", (json_int_t)p->max_entries,
 		"nr_entries", (json_int_t)p->nr_entries,
 		"prefix_len", p->prefix_len >= 0 ? json_integer(p->prefix_len) : json_null(),
-		"keys", (const char *const[]){ "seq", "random", "counter" }[p->keys],
+		"keys", keys_name(p->keys),
 		"seed", (json_int_t)p->seed,
 		"producers", p->producers,
 		"prod_cpus", cpus,
@@ -219,13 +219,18 @@ json_t *plan_json(const struct plan *p)
 	return o;
 }
 
-/* Index of name in names[n], or -1. */
-static int name_index(const char *name, const char *const *names, int n)
+/* The value in [0, n) that name_of() calls name, or -1. */
+static int value_named(const char *name, const char *(*name_of)(int), int n)
 {
 	for (int i = 0; name && i < n; i++)
-		if (!strcmp(names[i], name))
+		if (!strcmp(name_of(i), name))
 			return i;
 	return -1;
+}
+
+static int param_named(json_t *params, const char *key, const char *(*name_of)(int), int n)
+{
+	return value_named(json_string_value(json_object_get(params, key)), name_of, n);
 }
 
 static long long int_field(json_t *params, const char *key, long long absent)
@@ -239,13 +244,9 @@ static long long int_field(json_t *params, const char *key, long long absent)
  * since the plan points into its strings. */
 static void given_from_params(json_t *pa, struct plan *g)
 {
-	static const char *const triggers[] = { "xdp", "raw_tp", "fentry", "nic", "tp" };
-	static const char *const loops[] = { "auto", "bpf_for", "bpf_loop" };
-	static const char *const places[] = { "none", "compact", "spread-llc", "spread-node",
-					      "smt-pairs" };
 	const char *map = json_string_value(json_object_get(pa, "map"));
 	json_t *cpus = json_object_get(pa, "prod_cpus");
-	int place = name_index(json_string_value(json_object_get(pa, "placement")), places, 5);
+	int place = param_named(pa, "placement", placement_name, PLACE_SMT_PAIRS + 1);
 	size_t i;
 	json_t *c;
 
@@ -258,16 +259,15 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->prefix_len = int_field(pa, "prefix_len", -1);
 	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
 		      json_is_true(json_object_get(pa, "prealloc")) : -1;
-	g->keys = name_index(json_string_value(json_object_get(pa, "keys")),
-			     (const char *const[]){ "seq", "random", "counter" }, 3);
+	g->keys = param_named(pa, "keys", keys_name, KEYS_COUNTER + 1);
 	g->seed = int_field(pa, "seed", -1);
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);
 	if (g->bench->walk)
 		g->batch = int_field(pa, "batch", -1);
-	g->trigger = name_index(json_string_value(json_object_get(pa, "trigger")), triggers, 5);
-	g->loop = g->bench->loop == LOOP_NONE ? -1 :
-		  name_index(json_string_value(json_object_get(pa, "loop")), loops, 3);
+	/* the ones --trigger and --loop take: close and none are the rows' own */
+	g->trigger = param_named(pa, "trigger", trigger_name, TRIGGER_CLOSE);
+	g->loop = g->bench->loop == LOOP_NONE ? -1 : param_named(pa, "loop", loop_name, LOOP_NONE);
 	if (g->trigger == TRIGGER_NIC) {
 		g->iface = json_string_value(json_object_get(pa, "iface"));
 		g->xdp_pass = !strcmp(json_string_value(json_object_get(pa, "xdp_action")) ?: "", "pass");

@@ -154,7 +154,7 @@ json_t *topology_json(const struct topology *t)
 			 "llc_level", t->llc_level, "cpus", cpus);
 }
 
-const char *placement_name(enum placement p)
+const char *placement_name(int p)
 {
 	static const char *const names[] = { "none", "compact", "spread-llc", "spread-node",
 					     "smt-pairs" };

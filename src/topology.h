@@ -31,7 +31,8 @@ int topology_read(const char *root, struct topology *t);
 /* This machine's topology, read from /sys once; NULL if sysfs has none. */
 const struct topology *machine_topology(void);
 json_t *topology_json(const struct topology *t);
-const char *placement_name(enum placement p);
+/* Takes an int, as plan.c looks names up by their value. */
+const char *placement_name(int p);
 /* CPUs for n producers by p; 0, or -E2BIG (more producers than CPUs) or
  * -ENOENT (smt-pairs without SMT siblings), with a one-line error printed. */
 int topology_place(const struct topology *t, enum placement p, int n, int *out);

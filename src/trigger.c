@@ -19,7 +19,7 @@
 static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_getpgid",
 					      "__s390x_sys_getpgid", "sys_getpgid" };
 
-const char *trigger_name(enum trigger kind)
+const char *trigger_name(int kind)
 {
 	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "tp", "close",
 					     "none" };
@@ -27,7 +27,7 @@ const char *trigger_name(enum trigger kind)
 	return names[kind];
 }
 
-const char *loop_name(enum loop_kind kind)
+const char *loop_name(int kind)
 {
 	static const char *const names[] = { "auto", "bpf_for", "bpf_loop", "none" };
 

@@ -299,6 +299,7 @@ def test_rhtab_kernel_names_run_where_the_kernel_has_rhash(root, result, name):
 
 @pytest.mark.parametrize("args,needle", [
     (["rhtab-mem", "--preallocated"], "cannot be preallocated"),
+    (["mem", "--map", "array"], "unknown map 'array' for mem: use htab"),
     (["bpf-rhashmap-lookup", "--map", "htab"], "use rhtab"),
     (["htab-lookup", "--nr-entries", "2000", "--max-entries", "1000"], "larger than"),
     (["htab-lookup", "--key-size", "2"], "--key-size"),
