@@ -214,7 +214,6 @@ static void htab_memory(struct run *run, long long *memlock, long long *charged,
 	*peak = most < 0 ? -1 : most - run->own_bytes;
 }
 
-
 const struct family htab_family = {
 	.name = "htab",
 	.check = htab_check,

@@ -237,7 +237,7 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak of "
 		       "the samples, %.2f MiB its own peak (mapbench's keys array, %.2f MiB, left out)\n",
 		       sum->memlock_avg / 1048576, sum->memlock_peak / 1048576,
-		       sum->charged_avg / 1048576, sum->charged_peak / 1048576,
+		       sum->charged.mean / 1048576, sum->charged_peak / 1048576,
 		       sum->cgroup_peak / 1048576, run->own_bytes / 1048576.0);
 	if (run->plan->trigger == TRIGGER_NIC)
 		print_nic(run, sum);

@@ -85,7 +85,6 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 	out->duty = wall ? busy / wall : NAN;
 	out->memlock_avg = nmem ? mem_sum / nmem : NAN;
 	summarize(chg, nchg, &out->charged);
-	out->charged_avg = out->charged.mean;
 	if (!nmem)
 		out->memlock_peak = NAN;
 	if (!nchg)

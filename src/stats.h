@@ -24,7 +24,7 @@ struct run_summary {
 	double hit_rate;	/* hits / (hits + misses); NAN when nothing was looked up */
 	double duty;		/* share of producer wall time spent in timed operations */
 	double memlock_avg, memlock_peak;	/* bytes; NAN when not tracked */
-	double charged_avg, charged_peak;	/* of the samples */
+	double charged_peak;			/* the largest sample */
 	struct summary charged;			/* the cgroup's charge per sample */
 	double cgroup_peak;			/* the cgroup's own peak (setup included) */
 };
