@@ -68,24 +68,17 @@ struct batch_state {
 static __always_inline bool family_prepare(struct batch_state *s);
 static __always_inline void family_step(enum step_op op, struct batch_state *s);
 
-/* Step to this producer's next keys[] slot: false past its range's end
- * (to_end). The position is what a run counts, stops at and restarts from. */
-static __always_inline bool next_slot(struct batch_state *s, __u32 *slot)
-{
-	if (s->to_end && s->cur >= s->hi)
-		return false;
-	*slot = s->cur;
-	if (++s->cur >= s->hi && !s->to_end)
-		s->cur = s->lo;
-	return true;
-}
-
 /* The next key of this producer's range, or NULL past its end (to_end). */
 static __always_inline void *next_key(struct batch_state *s)
 {
-	__u32 slot;
+	void *k;
 
-	return next_slot(s, &slot) ? bpf_map_lookup_elem(&keys, &slot) : NULL;
+	if (s->to_end && s->cur >= s->hi)
+		return NULL;
+	k = bpf_map_lookup_elem(&keys, &s->cur);
+	if (++s->cur >= s->hi && !s->to_end)
+		s->cur = s->lo;
+	return k;
 }
 
 /* A hit on success, a miss on the one error the op expects, else an error. */

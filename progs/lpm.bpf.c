@@ -63,18 +63,11 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s)
 
 	if (op == STEP_NOOP)
 		return;
-	/* The counter's keys need only the position, not the keys[] lookup. */
-	if (key_counter) {
-		__u32 slot;
-
-		if (!next_slot(s, &slot))
-			return;
+	key = next_key(s);	/* also the position: where a run stops and restarts */
+	if (!key)
+		return;
+	if (key_counter)
 		key = counter_key(s);
-	} else {
-		key = next_key(s);
-		if (!key)
-			return;
-	}
 
 	switch (op) {
 	case STEP_KEY:
