@@ -52,11 +52,47 @@ METRICS = {
     "kernel_rate": ("M ops/s per producer, in-kernel", +1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
+    "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),
+    # mem --nr-entries below --max-entries: the part-full map's own bytes
+    "memlock_at_fill": ("B memlock of the part-full map", -1),
+    "charged_at_fill": ("B charged for the part-full map", -1),
+    # --perf's hardware counters per map operation (bare metal: the PMU)
+    "instructions": ("instructions/op", -1),
+    "cycles": ("cycles/op", -1),
 }
+PERF_METRICS = ("instructions", "cycles")
+
+# The clocks a figure can be in. Under icount (scripts/vmrun under TCG) a guest
+# nanosecond is one executed instruction: noise-free, blind to cache and memory.
+ICOUNT_UNIT = "icount: 1 ns = 1 instruction"
+ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 executed instruction), "
+                     "so code-path changes show to about 0.1% but cache and memory effects do "
+                     "not; a memory-saving patch needs host-clock or KVM runs for its speed and "
+                     "`./bench mem` for its bytes.")
+# The smallest change that matters, by clock, where a policy does not say:
+# a noise-free clock sees 0.01%, which is real but rarely worth a patch.
+MIN_EFFECT_PCT = {"host": 0.0, "icount": 0.5}
+# Runs a side before a verdict: a noise-free clock needs two (boots) a side.
+MIN_RUNS = {"host": DEFAULT_MIN_RUNS, "icount": 2}
+
+
+def min_runs_of(clock):
+    return MIN_RUNS.get(clock, DEFAULT_MIN_RUNS)
+
+
+def clock_of(env):
+    """host, or icount for runs in a guest whose clock counted instructions."""
+    return (env.get("vm") or {}).get("clock", "host")
+
+
+def clock_of_runs(*sets):
+    """The one clock of these runs, or "mixed"."""
+    clocks = {clock_of(r.env) for runs in sets for r in runs}
+    return clocks.pop() if len(clocks) == 1 else "mixed"
 
 # Environment fields that make two sets not comparable if they differ
 # (the kernel is expected to differ).
-ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden"]
+ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden", "clock"]
 ENV_WARN = ["mitigations", "smt_active", "cpufreq_governor", "cpufreq_boost", "host"]
 # Fields that every run of one set must share: a set is one kernel, CPU and build.
 SET_MUST_SHARE = ["kernel_release", "cpu_model", "mapbench_revision"]
@@ -77,6 +113,7 @@ class Run:
     units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
     within_cv: float = math.nan     # CV of the run's own one-second samples
     directions: dict = field(default_factory=dict)  # metric -> direction where not METRICS'
+    per_producer: list = field(default_factory=list)  # M events/s of each producer
 
     def key(self, ignore=()):
         """(benchmark, parameters as JSON): the group the run belongs to; the
@@ -127,9 +164,15 @@ def _run_from_result(doc, source):
         raise InputError(f"{source}: malformed mapbench result ({type(e).__name__}: {e})") from e
 
 
+# Parameters added later whose false means what their absence meant before:
+# left out when false, so that older results still match newer ones.
+FALSE_AS_ABSENT = ("zero_seed",)
+
+
 def _runs_of(doc, source):
     env = doc.get("environment", {})
-    params = dict(doc["params"])
+    params = {k: v for k, v in doc["params"].items()
+              if not (k in FALSE_AS_ABSENT and v is False)}
     if env.get("vm", {}).get("warmup"):
         return [Skipped(source, doc["benchmark"], params, "warmup run (the first of its boot)")]
     if doc["status"] != "complete":
@@ -142,7 +185,13 @@ def _runs_of(doc, source):
                 continue
             p = dict(params, map=row["map"], prealloc=row["prealloc"], row=row["label"])
             v = row["bytes_per_element"]
-            runs.append(Run(source, "mem", p, {"bytes_per_element": v, "figure": v}, env,
+            metrics = {"bytes_per_element": v, "figure": v}
+            fill = row.get("fill") or {}
+            if fill:
+                metrics["memlock_at_fill"] = fill["memlock"]
+            if fill.get("charged") is not None:
+                metrics["charged_at_fill"] = fill["charged"]
+            runs.append(Run(source, "mem", p, metrics, env,
                             units={"figure": "B bytes per element"}, directions={"figure": -1}))
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
@@ -154,14 +203,41 @@ def _runs_of(doc, source):
     figure = doc["summary"]["figure"]
     metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
                "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
-    peak = doc["summary"].get("memory", {}).get("memlock_peak")
-    if peak is not None:
-        metrics["memlock_peak"] = peak
+    memory = doc["summary"].get("memory", {})
+    for m in ("memlock_peak", "charged_avg"):
+        if memory.get(m) is not None:
+            metrics[m] = memory[m]
     dur = sum(s["interval_ns"] for s in measured) / 1e9
     units = {"figure": f"{figure['unit']} {figure['name']}"}
+    for c in (doc.get("perf") or {}).get("counters", []):
+        if c["name"] in PERF_METRICS and c["status"] == "ok":
+            metrics[c["name"]] = c["per_op"]
+    if clock_of(env) == "icount":
+        units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
+        units["latency"] = f"instructions/op [{ICOUNT_UNIT}]"
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
-                cv if cv is not None else math.nan)]
+                cv if cv is not None else math.nan, per_producer=per_producer(doc, measured))]
+
+
+# bpf-hashmap-full-update's kernel line: "3:hash_map_full_perf 20330000 events per sec"
+_FULL_PERF = re.compile(r"^(\d+):hash_map_full_perf (\d+) events per sec$")
+
+
+def per_producer(doc, measured):
+    """Each producer's M events/s: the kernel's per-CPU lines where the
+    benchmark prints them (its own aggregation), else ops over in-kernel
+    time of the measured samples."""
+    lines = [m for x in doc["summary"].get("kernel_lines") or [] if (m := _FULL_PERF.match(x))]
+    if lines:
+        return [int(m[2]) / 1e6 for m in sorted(lines, key=lambda m: int(m[1]))]
+    n = len(measured[0].get("producers") or [])
+    out = []
+    for i in range(n):
+        ops = sum(s["producers"][i]["ops"] for s in measured)
+        ns = sum(s["producers"][i]["ns"] for s in measured)
+        out.append(ops / ns * 1e3 if ns else math.nan)
+    return out
 
 
 # "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
@@ -342,6 +418,8 @@ def label(key, varying):
 def env_differences(a_runs, b_runs):
     """(must_match, warn) lists of 'field: A vs B' for environments that differ."""
     def values(runs, f):
+        if f == "clock":
+            return {clock_of(r.env) for r in runs if r.env}
         return {json.dumps(r.env.get(f), sort_keys=True) for r in runs if r.env}
     hard, soft = [], []
     for fields, out in ((ENV_MUST_MATCH, hard), (ENV_WARN, soft)):
@@ -379,6 +457,9 @@ def ratio_ci(a, b, level=0.95, resamples=10000):
     """Percentile bootstrap CI of mean(b) / mean(a), as a percent change."""
     if len(a) < 2 or len(b) < 2:
         return math.nan, math.nan
+    if np.ptp(a) == 0 and np.ptp(b) == 0:   # no spread to resample: the ratio is exact
+        d = (b[0] / a[0] - 1) * 100
+        return d, d
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = stats.bootstrap((a, b), lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis),
@@ -439,6 +520,10 @@ def runs_needed(a, b, pct, alpha, power=0.8):
     if sd == 0:
         return 2
     d = pct / 100 * abs(np.mean(a)) / sd
+    # Near-zero noise (the icount clock) makes d huge, where the solver's
+    # noncentral t overflows: two runs do once d is past what two runs see.
+    if d >= _solve(effect_size=None, nobs1=2, ratio=1.0, alpha=alpha, power=power):
+        return 2
     return max(2, math.ceil(_solve(effect_size=d, nobs1=None, ratio=1.0, alpha=alpha, power=power)))
 
 
@@ -485,8 +570,8 @@ def power_sentence(comps, alpha, power, target):
         return "MDE: needs at least two runs a side."
     cv = pooled_sd(worst.a, worst.b) / abs(np.mean(worst.a)) * 100
     n = runs_needed(worst.a, worst.b, target, alpha, power)
-    return (f"MDE: with {len(worst.a)}/{len(worst.b)} runs and CV {cv:.1f}%, changes under "
-            f"{worst.mde:.1f}% cannot be seen (power {power:g}, alpha {alpha:g}; "
+    return (f"MDE: with {len(worst.a)}/{len(worst.b)} runs and CV {cv:.2g}%, changes under "
+            f"{worst.mde:.2g}% cannot be seen (power {power:g}, alpha {alpha:g}; "
             f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
 
 
@@ -532,10 +617,12 @@ def noise_floor_of(path, comps, cpu_model):
     return out
 
 
-def outliers(runs, metric, z=3.5, cv_factor=3.0):
+def outliers(runs, metric, z=3.5, cv_factor=3.0, min_dev=0.005):
     """(run, why) for runs far from their group: a robust z-score (median and
-    MAD) above z, or a within-run CV over cv_factor x the group's median
-    within-run CV (and over 2%)."""
+    MAD) above z and more than min_dev (0.5%) from the median, or a within-run
+    CV over cv_factor x the group's median within-run CV (and over 2%). The
+    min_dev floor keeps a noise-free clock, whose MAD is near zero, from
+    calling a 0.01% wobble an outlier."""
     keyed = {}
     for r in runs:
         if metric in r.metrics:
@@ -549,7 +636,8 @@ def outliers(runs, metric, z=3.5, cv_factor=3.0):
         med_cv = np.nanmedian(cvs) if np.isfinite(cvs).any() else math.nan
         for r, x, cv in zip(rs, v, cvs):
             why = []
-            if len(rs) >= 4 and mad and 0.6745 * abs(x - med) / mad > z:
+            if len(rs) >= 4 and mad and 0.6745 * abs(x - med) / mad > z \
+                    and abs(x / med - 1) > min_dev:
                 why.append(f"{(x / med - 1) * 100:+.1f}% from the group's median")
             if np.isfinite(cv) and cv > max(0.02, cv_factor * med_cv):
                 why.append(f"within-run CV {cv * 100:.1f}% (group median {med_cv * 100:.1f}%)")
@@ -649,12 +737,18 @@ def too_few(c, min_runs):
     return f"too few runs ({len(c.a)}/{len(c.b)} of {min_runs} a side: {more} more)"
 
 
-def verdict(c, alpha, min_runs):
+def verdict(c, alpha, min_runs, min_effect_pct=0.0):
+    """The change's significance ("different") and size ("matters": at least
+    min_effect_pct), in one phrase."""
     if too_few(c, min_runs):
         return too_few(c, min_runs)
     if math.isnan(c.p) or c.p >= alpha:
         return "no significant change"
-    return "improvement" if c.good() > 0 else "regression"
+    if abs(c.delta_pct) < min_effect_pct:
+        return f"different, but under {min_effect_pct:g}%: does not matter"
+    word = "improvement" if c.good() > 0 else "regression"
+    return f"{word} (different, and matters: {min_effect_pct:g}% or more)" if min_effect_pct \
+        else word
 
 
 def fmt_num(v, digits=3):

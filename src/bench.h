@@ -89,6 +89,7 @@ struct plan {
 	int prefix_len;			/* LPM trie keys; -1 elsewhere */
 	long nr_entries;		/* prefilled keys */
 	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
+	int zero_seed;			/* 1: BPF_F_ZERO_SEED, where the kind has a seed */
 	int keys;			/* enum key_order */
 	long long seed;
 	int batch;			/* operations per program run */

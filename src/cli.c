@@ -12,7 +12,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION,
 };
@@ -60,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "keys", required_argument, NULL, OPT_KEYS },
 	{ "random", no_argument, NULL, OPT_RANDOM },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "zero-seed", no_argument, NULL, OPT_ZERO_SEED },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
@@ -124,6 +125,9 @@ void cli_usage(FILE *f)
 "                          array; counter (LPM's default) is the kernel LPM bench's\n"
 "                          cur_key++ %% nr from one counter all CPUs share\n"
 "      --seed N            permutation seed (default 1)\n"
+"      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
+"                          one, so every run has the same buckets (scripts/vmrun\n"
+"                          adds it under the icount clock)\n"
 "      --batch N           operations per program run\n"
 "      --all               mem: measure every map type\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
@@ -333,6 +337,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_USE_CASE: given->use_case = optarg; break;
 		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, given->prefix_len); break;
 		case OPT_SEED: NUM("seed", 0, UINT32_MAX, given->seed); break;
+		case OPT_ZERO_SEED: given->zero_seed = 1; break;
 		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, given->batch); break;
 		case ':':
 			mb_err("option '%s' needs a value; see ./bench --help", argv[optind - 1]);

@@ -67,6 +67,12 @@ static void htab_key(const struct plan *plan, void *key, __u32 id)
 
 /* A map as the configuration describes it, filled from user space with keys
  * [0, nr-entries): what the free and mem benchmarks measure. */
+static __u32 htab_map_flags(const struct plan *plan)
+{
+	return (plan->prealloc == 0 ? BPF_F_NO_PREALLOC : 0) |
+	       (plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0);
+}
+
 static int htab_new_filled_map(const struct plan *plan, struct run *run, const char *name,
 			       int *fd)
 {
@@ -76,7 +82,7 @@ static int htab_new_filled_map(const struct plan *plan, struct run *run, const c
 
 	if (err)
 		return err;
-	run->map_flags = plan->prealloc == 0 ? BPF_F_NO_PREALLOC : 0;
+	run->map_flags = htab_map_flags(plan);
 	snprintf(what, sizeof(what), "%s map (%s)", plan->map_name, run->map_type_name);
 	return map_create_filled(&(struct map_spec){
 		.name = name, .what = what, .type = run->map_type, .key_size = plan->key_size,
@@ -114,7 +120,7 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	const struct plan *plan = run->plan;
 	__u32 val_off = (plan->key_size + 7) & ~7;
 
-	run->map_flags = plan->prealloc == 0 ? BPF_F_NO_PREALLOC : 0;
+	run->map_flags = htab_map_flags(plan);
 	bpf_map__set_type(skel->maps.target, run->map_type);
 	bpf_map__set_key_size(skel->maps.target, plan->key_size);
 	bpf_map__set_value_size(skel->maps.target, plan->value_size);

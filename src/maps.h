@@ -23,6 +23,8 @@ struct map_kind {
 #define MAP_RHTAB	(1u << 4)
 #define MAP_LPM		(1u << 5)
 #define HASH_MAPS (MAP_HTAB | MAP_PERCPU | MAP_LRU | MAP_LRU_PERCPU | MAP_RHTAB)
+/* The kinds with a random hash seed that BPF_F_ZERO_SEED can zero. */
+#define SEEDED_MAPS (MAP_HTAB | MAP_PERCPU | MAP_LRU | MAP_LRU_PERCPU)
 
 /* The kind called name, or NULL. */
 const struct map_kind *map_kind_find(const char *name);

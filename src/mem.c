@@ -85,8 +85,9 @@ static int mem_check(const struct plan *plan)
 	struct mem_kind k;
 	int err = EXIT_OK;
 
-	if (plan->nr_entries != plan->max_entries) {
-		mb_err("mem fills every map it measures: drop --nr-entries");
+	if (plan->nr_entries > plan->max_entries || plan->nr_entries < 1) {
+		mb_err("mem --nr-entries %ld: give 1 to --max-entries (%ld), the entries of the "
+		       "part-full map it adds", plan->nr_entries, plan->max_entries);
 		return EXIT_USAGE;
 	}
 	if (plan->max_entries - mem_small_size(plan->max_entries) < plan->max_entries / 10) {
@@ -167,6 +168,19 @@ static int measure_point(const struct plan *row, struct run *run, const struct m
 	return err;
 }
 
+/* The large map holding plan->nr_entries: its memlock and charge. */
+static void measure_fill(const struct plan *row, struct run *run, const struct memcg *cg,
+			 long size, struct mem_fill *f)
+{
+	int fd = -1;
+
+	if (new_map(row, run, cg, size, row->nr_entries, &f->memlock, &f->charged, &fd))
+		return;
+	f->nr_entries = row->nr_entries;
+	close(fd);
+	memcg_settle(cg);
+}
+
 static void close_fds(int *fds, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -220,6 +234,11 @@ static void measure_row(const struct plan *base, const struct mem_kind *k,
 	if (r->points[0].charged_full >= 0)
 		two_point_fit(sizes[0], r->points[0].charged_full, sizes[1],
 			      r->points[1].charged_full, &r->charged_bytes_per_element, &charged_fixed);
+	if (plan.nr_entries < sizes[1])
+		measure_fill(&plan, &run, cg, sizes[1], &r->fill);
+	else		/* full: the large point is that map */
+		r->fill = (struct mem_fill){ sizes[1], r->points[1].memlock_full,
+					     r->points[1].charged_full };
 	r->per_cpu_value_bytes = per_cpu_value_bytes(&plan);
 	r->element_bytes = isnan(r->per_cpu_value_bytes) ? r->bytes_per_element :
 			   r->bytes_per_element - r->per_cpu_value_bytes;

@@ -28,6 +28,14 @@ struct mem_row {
 	double per_cpu_value_bytes, charged_bytes_per_element;
 	struct mem_point points[2];
 	int nr_points;
+	/* The large map holding --nr-entries (below --max-entries: a map of
+	 * its own; else the large point's full map); nr_entries 0 if not
+	 * measured. What a map that grows with its contents (rhtab's bucket
+	 * array) costs part full. */
+	struct mem_fill {
+		long nr_entries;
+		long long memlock, charged;
+	} fill;
 };
 
 #define MEM_MAX_ROWS 8

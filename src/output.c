@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text output in the kernel selftests bench's line formats. */
 #include <math.h>
+#include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
 #include "output.h"
@@ -25,10 +26,11 @@ void output_setup(const struct run *run)
 
 	if (c->quiet)
 		return;
-	printf("Setting up benchmark '%s': map %s (%s, %s), key %d B, value %d B, "
+	printf("Setting up benchmark '%s': map %s (%s, %s%s), key %d B, value %d B, "
 	       "max_entries %ld, nr_entries %ld, keys %s\n",
 	       c->bench->name, c->map_name, run->map_type_name,
-	       run->map_flags ? "no prealloc" : "prealloc", c->key_size, c->value_size,
+	       run->map_flags & BPF_F_NO_PREALLOC ? "no prealloc" : "prealloc",
+	       run->map_flags & BPF_F_ZERO_SEED ? ", zero seed" : "", c->key_size, c->value_size,
 	       c->max_entries, c->nr_entries, c->keys == KEYS_RANDOM ? "random" : "seq");
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
@@ -282,5 +284,10 @@ void output_mem_row(const struct run *run, const struct mem_row *r)
 	printf("%-28s | %8.1f B | %8.1f B | %9s | %9s | %9.1f KiB | %8.1f MiB | %8.1f MiB | %9s\n",
 	       r->label, r->bytes_per_element, r->element_bytes, pc, ch, r->fixed_bytes / 1024,
 	       big->memlock_empty / 1048576.0, big->memlock_full / 1048576.0, dl);
+	if (r->fill.nr_entries && r->fill.nr_entries < big->max_entries)
+		printf("%-28s   holding %ld of %ld entries: memlock %.2f MiB, charged %s\n", "",
+		       r->fill.nr_entries, big->max_entries, r->fill.memlock / 1048576.0,
+		       r->fill.charged >= 0 ? (snprintf(ch, sizeof(ch), "%.2f MiB",
+							r->fill.charged / 1048576.0), ch) : "-");
 	fflush(stdout);
 }

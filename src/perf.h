@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* --perf: hardware and software counters of the producer threads (user and
- * kernel mode, so the BPF programs they trigger count) over the measured
- * intervals, reported per map operation. */
+/* --perf: hardware and software counters of the producer threads (kernel
+ * mode, where the BPF programs they trigger run, when the PMU allows it) over
+ * the measured intervals, reported per map operation. */
 #ifndef MAPBENCH_PERF_H
 #define MAPBENCH_PERF_H
 #include <jansson.h>
@@ -13,6 +13,7 @@
 struct perf_counters {
 	int fd[MAX_PRODUCERS][PERF_EVENTS];	/* -1: not open (yet, or refused) */
 	int open_err[PERF_EVENTS];		/* errno of the first refusal, or 0 */
+	bool user_too[PERF_EVENTS];		/* kernel-only refused: user+kernel mode */
 	double start[PERF_EVENTS];		/* at the start of the measured intervals */
 	double total[PERF_EVENTS];		/* over the measured intervals */
 	bool started;

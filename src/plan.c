@@ -24,6 +24,7 @@ void plan_unset(struct plan *given)
 	given->prefix_len = -1;
 	given->nr_entries = -1;
 	given->prealloc = -1;
+	given->zero_seed = -1;
 	given->keys = -1;
 	given->seed = -1;
 	given->batch = -1;
@@ -60,6 +61,8 @@ static int resolve_map(const struct plan *given, struct plan *p)
 		return EXIT_USAGE;
 	}
 	p->prealloc = OR(given->prealloc, p->prealloc);
+	/* A kind without a seed has nothing to zero: recorded as false. */
+	p->zero_seed = p->map->bit & SEEDED_MAPS ? OR(given->zero_seed, 0) : 0;
 	return EXIT_OK;
 }
 
@@ -192,9 +195,10 @@ json_t *plan_json(const struct plan *p)
 		for (int i = 0; i < p->producers; i++)
 			json_array_append_new(cpus, json_integer(p->prod_cpus[i]));
 	}
-	o = json_pack("{s:s, s:b, s:i, s:i, s:I, s:I, s:o, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s, s:s}",
+	o = json_pack("{s:s, s:b, s:b, s:i, s:i, s:I, s:I, s:o, s:s, s:I, s:i, s:o, s:i, s:i, s:i, s:I, s:s, s:s, s:s}",
 		"map", p->map_name,
 		"prealloc", p->prealloc != 0,
+		"zero_seed", p->zero_seed > 0,
 		"key_size", p->key_size,
 		"value_size", p->value_size,
 		"max_entries", (json_int_t)p->max_entries,
@@ -259,6 +263,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->prefix_len = int_field(pa, "prefix_len", -1);
 	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
 		      json_is_true(json_object_get(pa, "prealloc")) : -1;
+	g->zero_seed = json_is_true(json_object_get(pa, "zero_seed")) ? 1 : -1;
 	g->keys = param_named(pa, "keys", keys_name, KEYS_COUNTER + 1);
 	g->seed = int_field(pa, "seed", -1);
 	g->warmup = int_field(pa, "warmup", g->warmup);

@@ -217,6 +217,15 @@ static json_t *mem_point_json(const struct mem_point *p, bool last)
 					json_integer(p->memlock_after_delete) : json_null());
 }
 
+static json_t *mem_fill_json(const struct mem_fill *f)
+{
+	if (!f->nr_entries)
+		return json_null();
+	return json_pack("{s:I, s:I, s:o}", "nr_entries", (json_int_t)f->nr_entries,
+			 "memlock", f->memlock,
+			 "charged", f->charged >= 0 ? json_integer(f->charged) : json_null());
+}
+
 static json_t *mem_row_json(const struct mem_row *r)
 {
 	json_t *points = json_array();
@@ -226,7 +235,7 @@ static json_t *mem_row_json(const struct mem_row *r)
 				 "status", r->status, "reason", r->reason);
 	for (int i = 0; i < r->nr_points; i++)
 		json_array_append_new(points, mem_point_json(&r->points[i], i == 1));
-	return json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:f, s:o, s:f, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:f, s:o, s:f, s:o, s:o, s:o, s:o}",
 		"label", r->label, "map", r->map, "map_type", r->map_type,
 		"prealloc", r->prealloc, "key_size", r->key_size, "value_size", r->value_size,
 		"status", r->status,
@@ -235,7 +244,7 @@ static json_t *mem_row_json(const struct mem_row *r)
 		"fixed_bytes", r->fixed_bytes,
 		"per_cpu_value_bytes", json_num(r->per_cpu_value_bytes),
 		"charged_bytes_per_element", json_num(r->charged_bytes_per_element),
-		"points", points);
+		"points", points, "fill", mem_fill_json(&r->fill));
 }
 
 static json_t *mem_json(const struct mem_report *rep)

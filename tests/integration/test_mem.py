@@ -65,6 +65,26 @@ def test_non_prealloc_grows_when_filled_and_falls_back_after_deletes(root, resul
     assert row(doc)["charged_bytes_per_element"] is not None
 
 
+@pytest.mark.parametrize("prealloc", [True, False])
+def test_a_part_full_map_costs_what_its_kind_holds(root, result, prealloc):
+    """--nr-entries below --max-entries adds the large map holding that many:
+    a preallocated map holds all of its memory from the start, one without
+    preallocation about a quarter of the full map's elements at a quarter."""
+    proc, doc = result("mem", "--max-entries", "64K", "--nr-entries", "16K", "-q",
+                       *([] if prealloc else ["--no-prealloc"]))
+    assert proc.returncode == 0, proc.stderr
+    r = row(doc)
+    fill, big = r["fill"], r["points"][1]
+    assert fill["nr_entries"] == 16000
+    if prealloc:
+        assert fill["memlock"] == big["memlock_full"]
+    else:
+        grown = (fill["memlock"] - big["memlock_empty"]) / (big["memlock_full"] - big["memlock_empty"])
+        assert 0.2 < grown < 0.3, (fill, big)
+    proc, doc = result("mem", "--max-entries", "64K", "-q")
+    assert row(doc)["fill"]["memlock"] == row(doc)["points"][1]["memlock_full"]
+
+
 def test_per_cpu_values_are_separated(root, result):
     proc, doc = result("mem", "--map", "percpu", "--value-size", "8", *SIZE)
     assert proc.returncode == 0, proc.stderr
@@ -126,7 +146,7 @@ def test_htab_mem_cgroup_is_removed_after_sigint(root, tmp_path):
     (["htab-mem", "--use-case", "bogus"], "--use-case"),
     (["htab-mem", "--use-case", "add_del_on_diff_cpu", "-p", "3"], "even"),
     (["htab-lookup", "--use-case", "overwrite"], "htab-mem"),
-    (["mem", "--nr-entries", "10"], "--nr-entries"),
+    (["mem", "--nr-entries", "2M"], "--nr-entries"),
     (["mem", "--max-entries", "1100"], "power of two"),
     (["mem", "--map", "lru", "--no-prealloc"], "preallocated"),
 ])

@@ -61,28 +61,47 @@ def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fa
     (["--src", "/tmp", "--patch", "/nonexistent.patch", "--", "htab-lookup"], 2, "no such file"),
     (["--src", "/tmp", "--until-mde", "5", "--boots", "2", "--min-boots", "3", "--",
       "htab-lookup"], 64, "--min-boots"),
+    (["--src", "/tmp", "--series", "/nonexistent", "--", "htab-lookup"], 2,
+      "not a folder of patches"),
+    (["--src", "/tmp", "--series", str(FIXTURES), "--patch", str(FIXTURES / "series" /
+      "0001-htab-comment-only.patch"), "--", "htab-lookup"], 64, "not both"),
+    (["--src", "/tmp", "--per-patch", "--patch", str(FIXTURES / "htab-lookup-one-percent.patch"),
+      "--", "htab-lookup"], 64, "at least two patches"),
+    (["--src", "/tmp", "--series", str(FIXTURES / "series"), "--until-mde", "1", "--",
+      "htab-lookup"], 64, "one pair of kernels"),
 ])
 def test_ab_bad_input_is_one_line(args, status, says):
     one_line(script(AB, *args), status, says)
 
 
-def ab(*args):
+def ab(*args, boots=2):
+    """scripts/ab on linux-source-6.12 under TCG (so the icount clock), htab-lookup 1K:
+    its exit, report, kbuild.json of each build, and per-patch table."""
     label = f"test-ab-{uuid.uuid4().hex[:8]}"
+    results = ROOT / "results" / label
     try:
         proc = script(AB, "--src", LINUX_SRC, "--label", label, "--accel", "tcg", "-w", 1,
-                      "-d", 2, "--until-mde", 25, "--boots", 12,
-                      "--policy", FIXTURES / "vm-gate-policy.json", *args,
+                      "-d", 2, "--boots", boots, "--runs", 2, *args,
                       "--", "htab-lookup", "--max-entries", "1K", timeout=3600)
-        report = (ROOT / "results" / label / "report.txt").read_text() \
-            if (ROOT / "results" / label / "report.txt").exists() else ""
+        texts = {name: (results / name).read_text() if (results / name).exists() else ""
+                 for name in ("report.txt", "series.txt")}
         kernels = ROOT / "build" / "kernel" / "linux-source-6.12"
-        builds = [json.loads((kernels / d / "kbuild.json").read_text()) for d in ("before", label)
-                  if (kernels / d / "kbuild.json").exists()]
-        return proc, report, builds
+        builds = [json.loads(f.read_text()) for f in
+                  [kernels / "before" / "kbuild.json"] +
+                  sorted(kernels.glob(f"{label}*/kbuild.json")) if f.exists()]
+        figures = {d.name: [json.loads(f.read_text())["summary"]["figure"]["value"]
+                            for f in sorted(d.glob("*/run-*.json"))]
+                   for d in results.iterdir() if d.is_dir()} if results.exists() else {}
+        return proc, texts, builds, figures
     finally:
-        shutil.rmtree(ROOT / "results" / label, ignore_errors=True)
-        for d in (ROOT / "build" / "kernel").glob(f"*/{label}"):
+        shutil.rmtree(results, ignore_errors=True)
+        for d in (ROOT / "build" / "kernel").glob(f"*/{label}*"):
             shutil.rmtree(d)
+
+
+def report_delta(report):
+    """htab-lookup's Delta % in a report's table."""
+    return float(re.search(r"htab-lookup\s+\|[^|]+\|[^|]+\|\s*([-+\d.]+)%", report)[1])
 
 
 needs_source = pytest.mark.skipif(not LINUX_SRC.exists(),
@@ -91,26 +110,55 @@ needs_source = pytest.mark.skipif(not LINUX_SRC.exists(),
 
 @pytest.mark.slow
 @needs_source
-def test_a_patch_that_slows_lookups_is_a_regression(root):
-    proc, report, builds = ab("--patch", FIXTURES / "htab-lookup-slower.patch")
+def test_a_one_percent_patch_is_a_regression_with_two_boots_under_icount(root):
+    proc, texts, builds, _ = ab("--patch", FIXTURES / "htab-lookup-one-percent.patch")
     print(proc.stdout[-3000:])
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr
-    assert re.search(r"htab-lookup .*\| regression", proc.stdout)
-    assert "Kernel before: 6.12.117-mb-before" in report
-    assert re.search(r"Kernel after: 6\.12\.\d+-mb-test-ab-", report)
-    delta = float(re.search(r"htab-lookup\s+\|[^|]+\|[^|]+\|\s*([-+\d.]+)%", report)[1])
-    assert delta < -25
+    assert re.search(r"htab-lookup .*\| REGRESSION", proc.stdout)
+    report = texts["report.txt"]
+    assert "Kernel before: 6.12.117-mb-before" in report and "Clock: icount" in report
+    assert -3 < report_delta(report) < -0.5
     # The patched kernel was built from the unpatched one: one config, one patch.
     assert len(builds) == 2 and builds[0]["config_sha256"] == builds[1]["config_sha256"]
-    assert [p["path"] for p in builds[1]["patches"]] == [str(FIXTURES / "htab-lookup-slower.patch")]
+    assert [p["path"] for p in builds[1]["patches"]] == \
+        [str(FIXTURES / "htab-lookup-one-percent.patch")]
+
+
+@pytest.mark.slow
+@needs_source
+def test_until_mde_stops_once_a_big_slowdown_is_confirmed(root):
+    proc, texts, _, _ = ab("--patch", FIXTURES / "htab-lookup-slower.patch", "--until-mde", 0.5,
+                           "--min-boots", 2, boots=4)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr
+    assert "every benchmark decided after 2 boots a side" in proc.stdout
+    assert report_delta(texts["report.txt"]) < -20
 
 
 @pytest.mark.slow
 @needs_source
 def test_two_builds_of_the_same_tree_pass(root):
-    proc, report, builds = ab()
+    proc, _, builds, figures = ab()
     print(proc.stdout[-3000:])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     assert "ab: pass" in proc.stdout
     assert len(builds) == 2 and not builds[1]["patches"]
     assert builds[0]["config_sha256"] == builds[1]["config_sha256"]
+    # Under icount an A/A's figures agree within 0.1%, run for run.
+    values = figures["before"] + figures["after"]
+    assert len(values) == 8 and max(values) / min(values) - 1 < 0.001, values
+
+
+@pytest.mark.slow
+@needs_source
+def test_a_series_table_names_the_patch_that_regressed(root):
+    proc, texts, builds, _ = ab("--series", FIXTURES / "series")
+    print(proc.stdout[-3000:])
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr
+    table = texts["series.txt"]
+    rows = {line.split("|")[0].strip(): line.split("|")[-1].strip()
+            for line in table.splitlines() if "htab-lookup" in line}
+    assert rows["1. 0001-htab-comment-only.patch"].startswith("pass"), table
+    assert rows["2. 0002-htab-lookup-one-percent.patch"] == "REGRESSION", table
+    assert rows["series (2 patches)"] == "REGRESSION", table
+    assert "Regressed within the series: 2. 0002-htab-lookup-one-percent.patch" in table
+    assert [len(b["patches"]) for b in builds] == [0, 1, 2]

@@ -462,3 +462,50 @@ def test_noise_floor_is_saved_from_an_a_a_and_shown_later(tmp_path, slowdown):
     assert f"±{entry['abs_delta_pct']:.1f}%" in line
     assert "htab-update" in out and verdicts(out)["htab-lookup"] == "regression"
     assert "A/A delta" not in script("compare", *slowdown, "--noise-floor", tmp_path / "none").stdout
+
+
+def seed_004_set(folder):
+    """Results holding seed 004's figures: lookups (two key sizes, two sizes),
+    full update with the kernel's per-CPU lines, htab-mem overwrite memory."""
+    lookups = {(8, 1000, 750): (99.85, 81.92), (8, 1000000, 1000000): (13.39, 53.72),
+               (32, 1000, 1000): (50.81, 45.83), (32, 1000000, 750000): (11.27, 15.29)}
+    for (key, mx, nr), figures in lookups.items():
+        for m, v in zip(("htab", "rhtab"), figures):
+            write_set(folder / f"l-{m}-{key}-{mx}-{nr}", "bpf-hashmap-lookup", [v],
+                      params={"map": m, "key_size": key, "max_entries": mx, "nr_entries": nr})
+    for m, per in (("htab", [20.33, 22.02, 19.27]), ("rhtab", [133.51, 129.47, 74.52])):
+        doc = result_doc("bpf-hashmap-full-update", [sum(per) / 3] * 3, params={"map": m})
+        doc["summary"]["kernel_lines"] = [f"{i}:hash_map_full_perf {int(v * 1e6)} events per sec"
+                                          for i, v in enumerate(per)]
+        (folder / f"fu-{m}.json").write_text(json.dumps(doc))
+    for m, vs, ops, mib in (("htab", 32, 122.87, 2.47), ("rhtab", 32, 133.04, 2.49),
+                            ("htab", 4096, 64.43, 6.74), ("rhtab", 4096, 65.38, 6.44)):
+        doc = result_doc("htab-mem-overwrite", [ops] * 3, params={"map": m, "value_size": vs})
+        doc["summary"]["memory"] = {"charged_avg": mib * 2**20}
+        (folder / f"mem-{m}-{vs}.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_rhtab_report_prints_seed_004s_three_tables_and_a_computed_summary(tmp_path):
+    proc = script("report", seed_004_set(tmp_path / "set"), "--style", "rhtab")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "1. LOOKUP (single producer, M events/sec; kernel 6.18.44, bare metal, host clock)" \
+        in out
+    for expected in (
+            "key | max |   nr |  htab | rhtab | ratio |  delta",
+            "  8 |  1K |  750 | 99.85 | 81.92 | 0.82x |  -18 %",
+            "  8 |  1M |   1M | 13.39 | 53.72 | 4.01x | +301 %",
+            "htab per-producer (1 run):\n20.33 22.02 19.27\nmean 20.54 range 19.27 - 22.02",
+            "speedup (mean): 5.48x (+448 %)",
+            "32 B | 122.87 k/s |  133.04 k/s | 2.47 MiB |  2.49 MiB",
+            "rhtab/htab: +8.3 % ops, +0.8 % mem (32 B)",
+            # the summary, computed from the tables
+            "* Lookup, max 1K: 8 B keys: htab ahead (1.22x); 32 B keys: htab ahead (1.11x)",
+            "* Lookup, max 1M: 8 B keys: rhtab ahead (4.01x)",
+            "* Full update per producer: rhtab 5.48x faster on the mean.",
+            "* Memory at 4096 B values: on par (ops and memory within 5 %).",
+            "* Memory at 32 B values: rhtab +8.3 % ops, +0.8 % memory."):
+        assert expected in out, (expected, out)
+    two = script("report", tmp_path / "set", tmp_path / "set", "--style", "rhtab")
+    assert two.returncode == 64 and "one set" in two.stderr

@@ -41,6 +41,20 @@ def test_config_ids_and_job_order():
     # Every configuration's warmup first, then the measured runs round-robin.
     assert [n for n, _ in todo] == ["0:w0", "1:w0", "0:r0", "1:r0", "0:r1", "1:r1"]
     assert job.splitlines()[1] == "run 1:w0 -w 0 -d 1 lpm-trie-lookup -p 2"
+    _, job = v.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
+    assert job == "run 0:r0 -w 0 -d 1 --zero-seed htab-lookup\n"
+
+
+def test_the_clock_follows_the_accelerator():
+    v = vmrun_module()
+    assert [v.clock_for("auto", "tcg"), v.clock_for("auto", "kvm")] == ["icount", "host"]
+    assert v.clock_for("host", "tcg") == "host"
+    with pytest.raises(SystemExit) as stop:      # KVM does not count instructions
+        v.clock_for("icount", "kvm")
+    assert stop.value.code == 2
+    argv = v.qemu_argv("img", "rd", "out", "tcg", 1, 512, "icount")
+    assert argv[argv.index("-icount") + 1] == "shift=0,align=off,sleep=off"
+    assert "-icount" not in v.qemu_argv("img", "rd", "out", "tcg", 1, 512, "host")
 
 
 @pytest.mark.parametrize("args, status, says", [
@@ -81,6 +95,9 @@ def test_two_debian_kernels_alternate_and_fentry_works(root, debian_6_1, debian_
             env = doc["environment"]
             assert env["kernel_release"].startswith(release)
             assert env["vm"]["accelerator"] == "tcg" and env["vm"]["boot"] == boot
+            # TCG guests count instructions, and their hash maps hash with seed 0
+            assert env["vm"]["clock"] == "icount" and env["vm"]["icount_shift"] == 0
+            assert doc["params"]["zero_seed"] is True
             assert env["label"] == folder.name
         free, warm, lookup = docs[folder]["free"], docs[folder]["warm"], docs[folder]["lookup"]
         assert free["status"] == "complete" and free["params"]["timing"].startswith("fentry")
@@ -100,6 +117,7 @@ def test_two_debian_kernels_alternate_and_fentry_works(root, debian_6_1, debian_
     assert report.returncode == 0, report.stderr
     assert "Kernel before: 6.1.0-" in report.stdout and "Kernel after: 6.12." in report.stdout
     assert "Guest: QEMU" in report.stdout
+    assert "Clock: icount" in report.stdout and "1 ns = 1 instruction" in report.stdout
 
 
 def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):

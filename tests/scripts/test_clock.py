@@ -1,0 +1,141 @@
+"""Verdicts when the noise vanishes (the icount clock), the clock in labels,
+and instructions per op as a metric (from a fake counter source: results
+whose --perf block says what a PMU would have counted)."""
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from test_analysis import result_doc, script, write_set
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import mbresults as mb  # noqa: E402
+
+ICOUNT = {"vm": {"accelerator": "tcg", "clock": "icount", "icount_shift": 0,
+                 "qemu_version": "7.2.0", "vcpus": 1, "memory_mib": 2048, "kernel_image": "x",
+                 "boot": 1, "boot_of_kernel": 1, "boots_of_kernel": 2, "warmup": False}}
+
+
+def icount_set(folder, values):
+    return write_set(folder, "htab-lookup", values, env=ICOUNT)
+
+
+def row(out, bench="htab-lookup"):
+    return next(line for line in out.splitlines() if line.startswith(bench))
+
+
+def test_zero_variance_does_not_degenerate():
+    a, b = np.full(3, 5.0), np.full(3, 5.0)
+    assert mb.ratio_ci(a, b) == (0.0, 0.0)
+    assert mb.p_value(a, b, "welch") == 1.0 and mb.mde_pct(a, b, 0.01) == 0.0
+    lo, hi = mb.ratio_ci(a, np.full(3, 5.05))
+    assert lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
+    assert mb.p_value(a, np.full(3, 5.05), "welch") == 0.0
+
+
+def test_a_wobble_of_a_noise_free_clock_is_no_outlier(tmp_path):
+    vals = [5.3340, 5.3341, 5.3339, 5.3340, 5.3346]      # 0.01%: MAD is tiny
+    runs = mb.load_path(icount_set(tmp_path / "a", vals))
+    assert mb.outliers(runs, "figure") == []
+    runs = mb.load_path(icount_set(tmp_path / "b", vals[:4] + [5.0]))
+    assert len(mb.outliers(runs, "figure")) == 1          # 6% off still is one
+
+
+def test_one_percent_under_icount_is_a_regression_with_two_boots(tmp_path):
+    a = icount_set(tmp_path / "a", [5.3340, 5.3345])
+    b = icount_set(tmp_path / "b", [5.2807, 5.2811])       # -1.0%
+    gate = script("gate", a, b)
+    assert gate.returncode == 1, gate.stdout
+    assert "REGRESSION" in row(gate.stdout) and "0.5%" in row(gate.stdout)
+    assert "1 ns = 1 instruction" in gate.stdout and "cache and memory effects" in gate.stdout
+    comp = script("compare", a, b, "--min-runs", 2, "--test", "welch")
+    assert "regression (different, and matters: 0.5% or more)" in row(comp.stdout)
+    assert "icount: 1 ns = 1 instruction" in comp.stdout
+    doc = json.loads(script("gate", a, b, "--json").stdout)
+    assert doc["clock"] == "icount" and doc["rows"][0]["mde_pct"] < 0.5
+
+
+def test_a_real_but_tiny_difference_does_not_matter(tmp_path):
+    a = icount_set(tmp_path / "a", [5.33400, 5.33402, 5.33401])
+    b = icount_set(tmp_path / "b", [5.33110, 5.33112, 5.33111])   # -0.05%, 100 sds away
+    comp = script("compare", a, b, "--min-runs", 3, "--test", "welch")
+    assert "different, but under 0.5%: does not matter" in row(comp.stdout), comp.stdout
+    gate = script("gate", a, b)
+    assert gate.returncode == 0, gate.stdout
+    assert "pass: different, but under 0.5%: does not matter" in row(gate.stdout)
+    # The host clock's default threshold is 5%; a policy can set its own.
+    policy = tmp_path / "p.json"
+    policy.write_text(json.dumps({"default": {"threshold_pct": 0.01}}))
+    assert script("gate", a, b, "--policy", policy).returncode == 1
+
+
+def test_an_a_a_with_identical_figures_passes(tmp_path):
+    a = icount_set(tmp_path / "a", [5.334, 5.334])
+    b = icount_set(tmp_path / "b", [5.334, 5.334])
+    gate = script("gate", a, b)
+    assert gate.returncode == 0, gate.stdout
+    assert row(gate.stdout).endswith("pass")
+    comp = script("compare", a, b, "--min-runs", 2)
+    assert "+0.0, +0.0" in row(comp.stdout) and "no significant change" in row(comp.stdout)
+
+
+def test_clocks_are_not_mixed_and_the_report_names_its_clock(tmp_path):
+    a = icount_set(tmp_path / "a", [5.334, 5.335])
+    host = write_set(tmp_path / "h", "htab-lookup", [5.334, 5.335])
+    gate = script("gate", a, host)
+    assert gate.returncode == 2 and "clock: icount vs host" in gate.stdout, gate.stdout
+    b = icount_set(tmp_path / "b", [5.2, 5.21])
+    rep = script("report", a, b)
+    assert rep.returncode == 0, rep.stderr
+    assert "Clock: icount, QEMU's instruction counter (1 ns = 1 instruction)" in rep.stdout
+    assert rep.stdout.count("cache and memory effects do not") == 1
+    assert "Clock: host" in script("report", host).stdout
+
+
+def perf_doc(instructions, cycles=None):
+    """A result whose --perf counted these instructions (and cycles) per op."""
+    doc = result_doc("htab-lookup", [5.0] * 3)
+    counters = [{"name": "instructions", "status": "ok", "total": instructions * 1e6,
+                 "per_op": instructions, "unit": "instructions/op", "mode": "kernel"},
+                {"name": "cycles", "status": "unsupported", "reason": "not supported"}
+                if cycles is None else
+                {"name": "cycles", "status": "ok", "total": cycles * 1e6, "per_op": cycles,
+                 "unit": "cycles/op", "mode": "kernel"}]
+    doc["perf"] = {"scope": "producer threads", "counters": counters}
+    return doc
+
+
+def write_perf_set(folder, values, validator):
+    folder.mkdir()
+    for i, v in enumerate(values):
+        doc = perf_doc(v, cycles=v * 1.5)
+        type(validator)(validator.schema["properties"]["perf"]).validate(doc["perf"])
+        (folder / f"run-{i + 1}.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_instructions_per_op_is_a_metric(tmp_path, validator):
+    a = write_perf_set(tmp_path / "a", [210.0, 210.2, 209.9, 210.1, 210.0], validator)
+    b = write_perf_set(tmp_path / "b", [216.3, 216.1, 216.4, 216.2, 216.3], validator)  # +3%
+    comp = script("compare", a, b, "--metric", "instructions")
+    assert comp.returncode == 0, comp.stderr
+    assert "instructions/op, lower is better" in comp.stdout
+    assert "regression" in row(comp.stdout) and "+2.9" in row(comp.stdout)
+    policy = tmp_path / "p.json"
+    policy.write_text(json.dumps({"default": {"threshold_pct": 1}}))
+    gate = script("gate", a, b, "--metric", "instructions", "--policy", policy)
+    assert gate.returncode == 1 and "REGRESSION" in row(gate.stdout), gate.stdout
+    assert script("gate", a, b, "--metric", "cycles", "--policy", policy).returncode == 1
+    # Throughput did not move: the figure's gate passes.
+    assert script("gate", a, b, "--policy", policy).returncode == 0
+    rep = script("report", a, b, "--metric", "instructions")
+    assert rep.returncode == 0 and "instructions/op" in rep.stdout, rep.stdout + rep.stderr
+
+
+def test_instructions_without_a_pmu_say_so(tmp_path):
+    a = write_set(tmp_path / "a", "htab-lookup", [5.0, 5.1])
+    b = write_set(tmp_path / "b", "htab-lookup", [5.0, 5.1])
+    comp = script("compare", a, b, "--metric", "instructions")
+    assert comp.returncode == 3 and "(instructions)" in comp.stderr, comp.stderr
