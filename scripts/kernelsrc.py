@@ -1,4 +1,5 @@
-"""Kernel source tarballs from Debian packages (linux-source-X.Y), by name.
+"""Kernel sources for kbuild and kernel-bench: a tree, a tarball (unpacked
+once under build/kernel/tree/), or a Debian package name (linux-source-X.Y).
 
 A package the machine's own apt sources carry is fetched with them; one they
 do not (7.2 lives in sid and trixie-backports, not bookworm) is fetched
@@ -12,8 +13,11 @@ import subprocess
 import time
 from pathlib import Path
 
+import mbresults as mb
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "build" / "kernel" / "debian"
+TREES = ROOT / "build" / "kernel" / "tree"
 PACKAGE = re.compile(r"^linux-source-\d+\.\d+$")
 # Suites to look in, in order, when the machine's own sources lack the package.
 SUITES = ("sid", "trixie-backports", "bookworm-backports")
@@ -125,3 +129,34 @@ def tarball(package, progress=print):
     if not cached.exists():
         raise SourceError(f"{deb.name} holds no {cached.relative_to(home)}")
     return cached
+
+
+def source_path(src, tool="kbuild"):
+    """SRC as a path: a Debian package name becomes its fetched tarball."""
+    if src.exists() or not is_package_name(str(src)):
+        return src.resolve()
+    try:
+        return tarball(str(src), progress=lambda t: print(f"{tool}: {t}", flush=True))
+    except SourceError as e:
+        mb.die(f"--src {src}: {e}", mb.EXIT_INPUT)
+
+
+def pristine_tree(src, tool="kbuild"):
+    """A directory holding SRC unmodified: SRC itself, or its tarball unpacked once."""
+    if src.is_dir():
+        if not (src / "Makefile").exists() or not (src / "kernel" / "bpf").is_dir():
+            mb.die(f"{src} is not a kernel tree (no Makefile and kernel/bpf/)", mb.EXIT_INPUT)
+        return src
+    if not src.is_file() or not re.search(r"\.tar(\.\w+)?$", src.name):
+        mb.die(f"{src}: give a kernel tree or a source tarball (.tar.xz, .tar.gz)", mb.EXIT_INPUT)
+    dest = TREES / (re.sub(r"\.tar(\.\w+)?$", "", src.name) + ".pristine")
+    stamp = dest / ".mapbench-unpacked"
+    ident = f"{src.resolve()} {src.stat().st_size} {src.stat().st_mtime_ns}\n"
+    if not stamp.exists() or stamp.read_text() != ident:
+        print(f"{tool}: unpacking {src} (once) ...", flush=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        subprocess.run(["tar", "-xf", str(src), "-C", str(dest), "--strip-components=1"], check=True)
+        stamp.write_text(ident)
+        pristine_tree(dest, tool)
+    return dest
