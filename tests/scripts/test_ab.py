@@ -89,7 +89,7 @@ def ab(*args, boots=2):
         builds = [json.loads(f.read_text()) for f in
                   [kernels / "before" / "kbuild.json"] +
                   sorted(kernels.glob(f"{label}*/kbuild.json")) if f.exists()]
-        figures = {d.name: [json.loads(f.read_text())["summary"]["figure"]["value"]
+        figures = {d.name: [json.loads(f.read_text())["summary"]["figure"]["median"]
                             for f in sorted(d.glob("*/run-*.json"))]
                    for d in results.iterdir() if d.is_dir()} if results.exists() else {}
         return proc, texts, builds, figures
