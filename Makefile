@@ -117,9 +117,11 @@ integration: bench
 check: deps bench unit
 	$(PYTHON) -m pytest -q -rs -m "not slow" tests
 
-# Long live proofs: sequential A/B runs on this kernel (a minute), and a
-# patched against an unpatched kernel built from linux-source-6.12 and booted
-# under QEMU (about 20 min on 2 CPUs, the first kernel build included).
+# Long live proofs: sequential A/B runs on this kernel (a minute); patched
+# against unpatched kernels built from linux-source-6.12 and booted under QEMU
+# on the icount clock (a 1% patch, an A/A, a two-patch series); rhtab in a
+# 7.2 guest (kbuild fetches linux-source-7.2); the kernel's own bench as a
+# peer. The first time it builds two kernels, about 12 min each on 2 CPUs.
 check-slow: bench
 	$(MAKE) deps EXTRA_PKGS="$(DEB_PKGS_SLOW)"
 	$(PYTHON) -m pytest -q -rs -s -m slow tests

@@ -248,6 +248,8 @@ _SUMMARY = re.compile(
 _HITS = re.compile(r"^\s*Summary:\s*hits\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*M/s")
 # htab-mem: "Summary: per-prod-op  115.11 ±    4.10k/s, memory usage ..."
 _PER_PROD = re.compile(r"^\s*Summary:\s*per-prod-op\s+(?P<v>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*k/s")
+# bpf-hashmap-lookup: "cpu00: lookup 23.272M ± 5.213M events/sec (approximated ...)"
+_LOOKUP_CPU = re.compile(r"^\s*cpu\d+:\s*lookup\s+(?P<v>[\d.]+)M\s*(?:±|\+-)")
 _SCALE = {"M": 1.0, "K": 1e-3}
 _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
@@ -255,7 +257,8 @@ _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 # Lines the kernel bench prints besides its summaries: a log is recognised
 # by its shape (most of its lines are the bench's), never by one word.
 _BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
-                         r"[\w.-]+\s*:\s*throughput\s)")
+                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s|"
+                         r"\d+:hash_map_full_perf\s)")
 
 
 def looks_like_kernel_log(text):
@@ -267,9 +270,19 @@ def looks_like_kernel_log(text):
 def parse_kernel_bench(text, source):
     """Runs from the kernel selftests bench's text output, one per Summary
     line; each run's figure is the line's own figure (throughput, hits or
-    per-prod-op)."""
+    per-prod-op). bpf-hashmap-lookup's cpuNN lines and full-update's
+    per-CPU lines make one run each, their mean over the CPUs (M events/s
+    per producer, as mapbench's figure)."""
     runs = []
     default = Path(source).stem
+    for pattern, scale in ((_LOOKUP_CPU, 1.0), (_FULL_PERF, 1e-6)):
+        per_cpu = [float(m["v"] if "v" in m.groupdict() else m[2]) * scale
+                   for line in text.splitlines() if (m := pattern.match(line.strip()))]
+        if per_cpu:
+            v = float(np.mean(per_cpu))
+            runs.append(Run(source, default, {"source": "kernel-bench"}, {"figure": v},
+                            units={"figure": "M events/s events per producer"},
+                            per_producer=per_cpu))
     for line in text.splitlines():
         m = _SUMMARY.match(line)
         if m:

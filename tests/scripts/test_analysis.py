@@ -255,6 +255,35 @@ def test_kernel_bench_text_is_read():
         "Summary: throughput   92.827 ± 0.091 M ops/s ( 92.827M ops/prod), latency   10.773 ns/op",
         "/x/htab-lookup.log")
     assert one[0].benchmark == "htab-lookup" and one[0].metrics["throughput"] == 92.827
+    # bpf-hashmap-lookup's and full-update's per-CPU lines: the mean per producer
+    lookup = mb.parse_kernel_bench(
+        "cpu00: lookup 23.272M ± 5.213M events/sec (approximated from 21 samples of ~43ms)\n"
+        "cpu01: lookup 21.000M ± 1.000M events/sec (approximated from 21 samples of ~43ms)\n", "l")
+    assert lookup[0].metrics["figure"] == pytest.approx(22.136)
+    full = mb.parse_kernel_bench("0:hash_map_full_perf 8711066 events per sec\n"
+                                 "1:hash_map_full_perf 9515100 events per sec\n", "f")
+    assert full[0].per_producer == pytest.approx([8.711066, 9.5151])
+
+
+def test_peer_report_sets_the_kernel_bench_beside_mapbench(tmp_path):
+    ours, peer = tmp_path / "set", tmp_path / "set-kernel"
+    write_set(ours / "overwrite", "htab-mem-overwrite", [62.0, 64.0, 63.0],
+              figure=("per-prod-op", "k/s", "wall"))
+    (peer / "overwrite").mkdir(parents=True)
+    for i, v in enumerate([66.0, 66.5, 65.5]):
+        (peer / "overwrite" / f"run-{i + 1}.log").write_text(
+            f"Summary: per-prod-op {v:7.2f} ±    1.00k/s, memory usage    1.40 ±    0.01MiB, "
+            "peak memory usage    1.50MiB\n")
+    (peer / "lookup").mkdir()
+    (peer / "lookup" / "run-1.log").write_text("failed to load map: Operation not permitted\n")
+    write_set(ours / "lookup", "bpf-hashmap-lookup", [23.0])
+    rep = script("report", ours, "--peer", peer)
+    assert rep.returncode == 0, rep.stderr
+    rows = {line.split("|")[0].strip(): [c.strip() for c in line.split("|")[1:]]
+            for line in rep.stdout.splitlines() if "|" in line}
+    assert rows["overwrite"][:3] == ["66.00 (CV 0.8%, 3)", "63.00 (CV 1.6%, 3)", "0.95"]
+    assert rows["lookup"][0] == "did not run: failed to load map: Operation not permitted"
+    assert "agree within 5% (1 configurations; ratios 0.95-0.95)" in rep.stdout
 
 
 def test_kernel_bench_logs_compare(tmp_path):
