@@ -138,6 +138,6 @@ def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
     assert len(list(out.glob("*/run-*.json"))) in (1, 2)
     # No guest left running: QEMU's command line names the image and vmrun's
     # temporary folder (guests of other images may be someone else's).
-    mine = f"-kernel {debian_6_12.resolve()} -initrd \\S*mapbench-vm-"
-    left = subprocess.run(["pgrep", "-f", mine], capture_output=True)
+    mine = f"-kernel {debian_6_12.resolve()} -initrd [^ ]*mapbench-vm-"
+    left = subprocess.run(["pgrep", "-f", "--", mine], capture_output=True)
     assert left.returncode == 1, left.stdout
