@@ -65,14 +65,14 @@ static void htab_key(const struct plan *plan, void *key, __u32 id)
 	*(__u32 *)key = id;
 }
 
-/* A map as the configuration describes it, filled from user space with keys
- * [0, nr-entries): what the free and mem benchmarks measure. */
 static __u32 htab_map_flags(const struct plan *plan)
 {
 	return (plan->prealloc == 0 ? BPF_F_NO_PREALLOC : 0) |
 	       (plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0);
 }
 
+/* A map as the configuration describes it, filled from user space with keys
+ * [0, nr-entries): what the free and mem benchmarks measure. */
 static int htab_new_filled_map(const struct plan *plan, struct run *run, const char *name,
 			       int *fd)
 {

@@ -4,6 +4,7 @@
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
+#include "keys.h"
 #include "output.h"
 #include "trigger.h"
 
@@ -31,7 +32,7 @@ void output_setup(const struct run *run)
 	       c->bench->name, c->map_name, run->map_type_name,
 	       run->map_flags & BPF_F_NO_PREALLOC ? "no prealloc" : "prealloc",
 	       run->map_flags & BPF_F_ZERO_SEED ? ", zero seed" : "", c->key_size, c->value_size,
-	       c->max_entries, c->nr_entries, c->keys == KEYS_RANDOM ? "random" : "seq");
+	       c->max_entries, c->nr_entries, keys_name(c->keys));
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
 	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", trigger_name(run->trigger),
@@ -264,6 +265,17 @@ void output_mem_header(const struct run *run, const struct mem_report *rep)
 	fflush(stdout);
 }
 
+/* The part-full map of mem --nr-entries, under its row. */
+static void output_mem_fill(const struct mem_fill *f, long max_entries)
+{
+	char ch[32] = "-";
+
+	if (f->charged >= 0)
+		snprintf(ch, sizeof(ch), "%.2f MiB", f->charged / 1048576.0);
+	printf("%-28s   holding %ld of %ld entries: memlock %.2f MiB, charged %s\n", "",
+	       f->nr_entries, max_entries, f->memlock / 1048576.0, ch);
+}
+
 void output_mem_row(const struct run *run, const struct mem_row *r)
 {
 	const struct mem_point *big = &r->points[1];
@@ -285,9 +297,6 @@ void output_mem_row(const struct run *run, const struct mem_row *r)
 	       r->label, r->bytes_per_element, r->element_bytes, pc, ch, r->fixed_bytes / 1024,
 	       big->memlock_empty / 1048576.0, big->memlock_full / 1048576.0, dl);
 	if (r->fill.nr_entries && r->fill.nr_entries < big->max_entries)
-		printf("%-28s   holding %ld of %ld entries: memlock %.2f MiB, charged %s\n", "",
-		       r->fill.nr_entries, big->max_entries, r->fill.memlock / 1048576.0,
-		       r->fill.charged >= 0 ? (snprintf(ch, sizeof(ch), "%.2f MiB",
-							r->fill.charged / 1048576.0), ch) : "-");
+		output_mem_fill(&r->fill, big->max_entries);
 	fflush(stdout);
 }

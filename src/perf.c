@@ -114,9 +114,9 @@ static const char *unsupported_reason(int err)
 	       "not supported by this CPU's PMU" : strerror(err);
 }
 
-static const char *perf_mode(const struct perf_counters *pc, int e)
+static bool kernel_only(const struct perf_counters *pc, int e)
 {
-	return events[e].type == PERF_TYPE_SOFTWARE || pc->user_too[e] ? "user+kernel" : "kernel";
+	return events[e].type != PERF_TYPE_SOFTWARE && !pc->user_too[e];
 }
 
 void perf_print(const struct perf_counters *pc, __u64 ops, FILE *out)
@@ -130,8 +130,7 @@ void perf_print(const struct perf_counters *pc, __u64 ops, FILE *out)
 			fprintf(out, "no measured interval");
 		else
 			fprintf(out, "%.4g %s%s", pc->total[e] / ops, events[e].unit,
-				events[e].type != PERF_TYPE_SOFTWARE && !pc->user_too[e] ?
-				" (kernel)" : "");
+				kernel_only(pc, e) ? " (kernel)" : "");
 	}
 	fprintf(out, "\n");
 }
@@ -153,7 +152,7 @@ json_t *perf_json(const struct perf_counters *pc, __u64 ops)
 			c = json_pack("{s:s, s:s, s:f, s:f, s:s, s:s}", "name", events[e].name,
 				      "status", "ok", "total", pc->total[e],
 				      "per_op", pc->total[e] / ops, "unit", events[e].unit,
-				      "mode", perf_mode(pc, e));
+				      "mode", kernel_only(pc, e) ? "kernel" : "user+kernel");
 		json_array_append_new(list, c);
 	}
 	return json_pack("{s:s, s:o}", "scope",
