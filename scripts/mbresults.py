@@ -80,6 +80,10 @@ def min_runs_of(clock):
     return MIN_RUNS.get(clock, DEFAULT_MIN_RUNS)
 
 
+def min_effect_of(clock):
+    return MIN_EFFECT_PCT.get(clock, 0.0)
+
+
 def clock_of(env):
     """host, or icount for runs in a guest whose clock counted instructions."""
     return (env.get("vm") or {}).get("clock", "host")
@@ -221,7 +225,7 @@ def _runs_of(doc, source):
 
 
 # bpf-hashmap-full-update's kernel line: "3:hash_map_full_perf 20330000 events per sec"
-_FULL_PERF = re.compile(r"^(\d+):hash_map_full_perf (\d+) events per sec$")
+_FULL_PERF = re.compile(r"^(?P<cpu>\d+):hash_map_full_perf (?P<v>\d+) events per sec$")
 
 
 def per_producer(doc, measured):
@@ -230,7 +234,7 @@ def per_producer(doc, measured):
     time of the measured samples."""
     lines = [m for x in doc["summary"].get("kernel_lines") or [] if (m := _FULL_PERF.match(x))]
     if lines:
-        return [int(m[2]) / 1e6 for m in sorted(lines, key=lambda m: int(m[1]))]
+        return [int(m["v"]) / 1e6 for m in sorted(lines, key=lambda m: int(m["cpu"]))]
     n = len(measured[0].get("producers") or [])
     out = []
     for i in range(n):
@@ -276,7 +280,7 @@ def parse_kernel_bench(text, source):
     runs = []
     default = Path(source).stem
     for pattern, scale in ((_LOOKUP_CPU, 1.0), (_FULL_PERF, 1e-6)):
-        per_cpu = [float(m["v"] if "v" in m.groupdict() else m[2]) * scale
+        per_cpu = [float(m["v"]) * scale
                    for line in text.splitlines() if (m := pattern.match(line.strip()))]
         if per_cpu:
             v = float(np.mean(per_cpu))
