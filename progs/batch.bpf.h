@@ -5,8 +5,9 @@
  * A family includes this header, then defines the two hooks it declares:
  *   static __always_inline bool family_prepare(struct batch_state *s);
  *	set s->key and s->val for this CPU; false on failure;
- *   static __always_inline void family_step(enum step_op op, struct batch_state *s);
- *	one operation on the next key (next_key()).
+ *   static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i);
+ *	one operation on the next key (next_key(), or loop index i with
+ *	--keys index); it counts misses and errors, hits are the rest.
  */
 #ifndef MAPBENCH_BATCH_BPF_H
 #define MAPBENCH_BATCH_BPF_H
@@ -60,43 +61,64 @@ struct batch_state {
 	__u32 lo;
 	__u32 hi;
 	bool to_end;		/* stop at hi instead of wrapping to lo */
-	__u64 hits;
+	__u32 id_first;		/* --keys index: the key at loop index i is */
+	__u32 id_step;		/* id_first + i x id_step */
 	__u64 misses;
+	__u64 errors;
 	struct prod_counters *cnt;
 };
 
 static __always_inline bool family_prepare(struct batch_state *s);
-static __always_inline void family_step(enum step_op op, struct batch_state *s);
+static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i);
+
+/* --keys index (families that make ids, htab): the loop index is the
+ * position, as in the kernel's bpf-hashmap-* and htab-mem: a run is whole
+ * passes over the range from lo, one inner loop per pass (plan_resolve()
+ * checks), and keys[] is not read. */
+const volatile bool key_index;
+
+/* Moves this producer's position on (wrapping at hi, or stopping there
+ * for to_end); false past the end. */
+static __always_inline bool advance(struct batch_state *s)
+{
+	if (s->to_end && s->cur >= s->hi)
+		return false;
+	if (++s->cur >= s->hi && !s->to_end)
+		s->cur = s->lo;
+	return true;
+}
 
 /* The next key of this producer's range, or NULL past its end (to_end). */
 static __always_inline void *next_key(struct batch_state *s)
 {
-	void *k;
+	__u32 slot = s->cur;
 
-	if (s->to_end && s->cur >= s->hi)
+	if (!advance(s))
 		return NULL;
-	k = bpf_map_lookup_elem(&keys, &s->cur);
-	if (++s->cur >= s->hi && !s->to_end)
-		s->cur = s->lo;
-	return k;
+	return bpf_map_lookup_elem(&keys, &slot);
 }
 
-/* A hit on success, a miss on the one error the op expects, else an error. */
-static __always_inline void count_result(struct batch_state *s, long err, long miss_err)
+/* A miss on the one error the op expects, else an error; success (a hit)
+ * costs nothing here: hits are the run's ops less the two. */
+static __always_inline void count_result(struct batch_state *s, long err, int miss_err)
 {
-	if (!err)
-		s->hits++;
-	else if (err == miss_err)
+	/* 32 bits: map ops returned int before 6.4, and the upper half of the
+	 * register is then not theirs (6.1 gave 0xfffffff9 for -E2BIG) */
+	if (!(int)err)
+		return;
+	if ((int)err == miss_err) {
 		s->misses++;
-	else
+	} else {
+		s->errors++;
 		count_errno(s->cnt, err);
+	}
 }
 
 static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 {
 #pragma unroll
 	for (int u = 0; u < UNROLL; u++)
-		family_step(op, s);
+		family_step(op, s, 0);
 }
 
 /* One bpf_loop callback per step op, each doing one step: a constant op, as
@@ -105,7 +127,14 @@ static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 #define LOOP_CB(step)							\
 	static int loop_cb_##step(__u32 i, void *ctx)			\
 	{								\
-		family_step(step, ctx);					\
+		family_step(step, ctx, i);				\
+		return 0;						\
+	}								\
+	static int pass_cb_##step(__u32 i, void *ctx)			\
+	{								\
+		struct batch_state *s = ctx;				\
+									\
+		bpf_loop(s->hi - s->lo, loop_cb_##step, ctx, 0);	\
 		return 0;						\
 	}
 LOOP_CB(STEP_NOOP)
@@ -116,17 +145,54 @@ LOOP_CB(STEP_UPDATE_ANY)
 LOOP_CB(STEP_ADD)
 LOOP_CB(STEP_DELETE)
 
-#define LOOP_CASE(step) case step: bpf_loop(n * UNROLL, loop_cb_##step, s, 0); break
+/* With --keys index a range of more than one key is walked in passes. */
+#define LOOP_CASE(step) case step:						\
+	if (passes)								\
+		bpf_loop(passes, pass_cb_##step, s, 0);				\
+	else									\
+		bpf_loop(ops, loop_cb_##step, s, 0);				\
+	break
 
-/* n * UNROLL steps of a constant op, each loop its own copy with the op a
- * constant (inlined from the TIMED cases below). */
-static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, bool use_for)
+/* --keys index with bpf_for: a loop per pass over a range of more than one
+ * key (passes), else one loop over the single key. */
+static __always_inline void index_steps(__u32 op, struct batch_state *s, __u32 ops,
+					__u32 passes)
 {
-	if (use_for) {
+	struct bpf_iter_num outer, inner;
+	int *v, *i;
+
+	if (!passes) {
+		bpf_iter_num_new(&outer, 0, ops);
+		while ((v = bpf_iter_num_next(&outer)))
+			family_step(op, s, 0);
+		bpf_iter_num_destroy(&outer);
+		return;
+	}
+	bpf_iter_num_new(&outer, 0, passes);
+	while ((v = bpf_iter_num_next(&outer))) {
+		bpf_iter_num_new(&inner, 0, s->hi - s->lo);
+		while ((i = bpf_iter_num_next(&inner)))
+			family_step(op, s, *i);
+		bpf_iter_num_destroy(&inner);
+	}
+	bpf_iter_num_destroy(&outer);
+}
+
+/* ops steps of a constant op (a multiple of UNROLL, or with --keys index
+ * whole passes), each loop its own copy with the op a constant (inlined
+ * from the TIMED cases below). */
+static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 ops, bool use_for)
+{
+	__u32 span = s->hi - s->lo;
+	__u32 passes = key_index && span > 1 ? ops / span : 0;
+
+	if (use_for && key_index) {
+		index_steps(op, s, ops, passes);
+	} else if (use_for) {
 		struct bpf_iter_num it;
 		int *v;
 
-		bpf_iter_num_new(&it, 0, n);
+		bpf_iter_num_new(&it, 0, ops / UNROLL);
 		while ((v = bpf_iter_num_next(&it)))
 			steps_unrolled(op, s);
 		bpf_iter_num_destroy(&it);
@@ -144,16 +210,16 @@ static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 n, 
 }
 
 /* Steps over keys from start again, outside the timed region and without
- * touching the hit counts of the timed part; leaves cur at start. */
+ * touching the counts of the timed part; leaves cur at start. */
 static __always_inline void untimed_steps(__u32 op, struct batch_state *s, __u32 start,
-					  __u32 n, bool use_for)
+					  __u32 ops, bool use_for)
 {
-	__u64 hits = s->hits, misses = s->misses;
+	__u64 misses = s->misses, errors = s->errors;
 
 	s->cur = start;
-	run_steps(op, s, n, use_for);
-	s->hits = hits;
+	run_steps(op, s, ops, use_for);
 	s->misses = misses;
+	s->errors = errors;
 	s->cur = start;
 }
 
@@ -163,10 +229,10 @@ static __always_inline void reset_range(__u32 op, struct batch_state *s, bool us
 {
 	if (s->cur < s->hi)
 		return;
-	untimed_steps(op, s, s->lo, (s->hi - s->lo + UNROLL - 1) / UNROLL, use_for);
+	untimed_steps(op, s, s->lo, (s->hi - s->lo + UNROLL - 1) / UNROLL * UNROLL, use_for);
 }
 
-#define TIMED(bench_op, step) case bench_op: run_steps(step, &s, n, use_for); break
+#define TIMED(bench_op, step) case bench_op: run_steps(step, &s, ops, use_for); break
 
 /* One program run: a batch of producer id's op. */
 static __always_inline int run_batch(__u32 id, bool use_for)
@@ -174,7 +240,7 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	struct batch_state s = {};
 	struct prod_ctl *c;
 	__u32 n, start;
-	__u64 t0, t1, ops;
+	__u64 t0, t1, ops, hits;
 
 	if (id >= MAX_PRODUCERS)
 		return -1;
@@ -184,10 +250,11 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 		return -1;
 	s.lo = c->lo;
 	s.hi = c->hi;
+	s.id_first = c->id_first;
+	s.id_step = c->id_step;
 	s.cur = start = c->cur;
 	s.to_end = op_works_to_end(c->op);
-	n = c->batch / UNROLL;
-	ops = (__u64)n * UNROLL;
+	ops = c->batch;
 
 	t0 = bpf_ktime_get_ns();
 	switch (c->op) {
@@ -203,9 +270,9 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	TIMED(MB_OP_DRAIN, STEP_DELETE);
 	TIMED(MB_OP_FILL_UP, STEP_ADD);
 	case MB_OP_ADD_DEL_BATCH:
-		run_steps(STEP_UPDATE_ANY, &s, n, use_for);
+		run_steps(STEP_UPDATE_ANY, &s, ops, use_for);
 		s.cur = start;
-		run_steps(STEP_DELETE, &s, n, use_for);
+		run_steps(STEP_DELETE, &s, ops, use_for);
 		ops *= 2;
 		break;
 	default:
@@ -215,13 +282,15 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	if (s.to_end)
 		ops = s.cur - start;	/* the run stopped at the range's end */
 	if (c->op == MB_OP_DELETE)
-		untimed_steps(STEP_UPDATE_ANY, &s, start, n, use_for);
+		untimed_steps(STEP_UPDATE_ANY, &s, start, ops, use_for);
 	else if (c->op == MB_OP_DRAIN)
 		reset_range(STEP_UPDATE_ANY, &s, use_for);
 	else if (c->op == MB_OP_FILL_UP)
 		reset_range(STEP_DELETE, &s, use_for);
 	c->cur = s.cur;
-	account(s.cnt, ops, t1 - t0, s.hits, s.misses);
+	/* the loop alone and key fetches make no map operation to hit */
+	hits = c->op == MB_OP_NOOP || c->op == MB_OP_BASELINE ? 0 : ops - s.misses - s.errors;
+	account(s.cnt, ops, t1 - t0, hits, s.misses);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 /* Runs whose in-kernel times each producer keeps: the kernel's
  * bpf-hashmap-lookup reports from its last 32 runs per CPU. */
 #define RECENT_RUNS 32
+/* Hash keys up to the kernel's MAX_BPF_STACK (programs hold a key there). */
+#define MAX_KEY_SIZE 512
 
 /* What one program run does (prod_ctl.op). Only the named part is timed. */
 enum bench_op {
@@ -43,7 +45,10 @@ struct prod_ctl {
 	__u32 cur;	/* next index into keys, kept across runs */
 	__u32 batch;	/* operations per program run, a multiple of UNROLL */
 	__u32 xdp_action;	/* --trigger nic: what a received packet becomes */
-	__u32 pad[2];
+	/* --keys index: the key id at slot s is id_first + (s - lo) x id_step,
+	 * made in the program (keys[] is not read) */
+	__u32 id_first;
+	__u32 id_step;
 };
 
 struct prod_counters {

@@ -56,18 +56,22 @@ static __always_inline void *counter_key(struct batch_state *s)
 	return k;
 }
 
-static __always_inline void family_step(enum step_op op, struct batch_state *s)
+static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i)
 {
 	void *key;
 	long err;
 
 	if (op == STEP_NOOP)
 		return;
-	key = next_key(s);	/* also the position: where a run stops and restarts */
+	/* The counter makes its own keys and keys[] is not read; only ops
+	 * that stop at their range's end move the position (where a run stops
+	 * and restarts). */
+	if (key_counter)
+		key = !s->to_end || advance(s) ? counter_key(s) : NULL;
+	else
+		key = next_key(s);
 	if (!key)
 		return;
-	if (key_counter)
-		key = counter_key(s);
 
 	switch (op) {
 	case STEP_KEY:
@@ -75,9 +79,7 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s)
 		asm volatile("" :: "r"(*(volatile __u32 *)(key + sizeof(__u32))) : "memory");
 		break;
 	case STEP_LOOKUP:
-		if (bpf_map_lookup_elem(&trie, key))
-			s->hits++;
-		else
+		if (!bpf_map_lookup_elem(&trie, key))
 			s->misses++;
 		break;
 	case STEP_UPDATE_EXIST:

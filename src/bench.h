@@ -28,7 +28,7 @@ enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER
 	       TRIGGER_CLOSE, TRIGGER_NONE };
 /* seq and random walk a precomputed key array; counter is the kernel's LPM
  * bench: cur_key++ % nr from one counter all CPUs share. */
-enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER };
+enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel
@@ -163,6 +163,8 @@ struct bench {
 	bool single_producer;		/* the op needs the map to itself */
 	bool no_prefill;		/* the map starts empty */
 	bool track_mem;			/* sample the map's memory every second */
+	bool shared_key;		/* one key buffer every CPU writes, as the
+					 * kernel's bpf-hashmap-lookup's global key[] */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",

@@ -123,7 +123,9 @@ void cli_usage(FILE *f)
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
 "      --keys K            seq or random (a precomputed permutation) walk a key\n"
 "                          array; counter (LPM's default) is the kernel LPM bench's\n"
-"                          cur_key++ %% nr from one counter all CPUs share\n"
+"                          cur_key++ %% nr from one counter all CPUs share; index\n"
+"                          (the default of bpf-hashmap-* and htab-mem) makes each id\n"
+"                          in the program from its position, as the kernel's do\n"
 "      --seed N            permutation seed (default 1)\n"
 "      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
 "                          one, so every run has the same buckets (scripts/vmrun\n"
@@ -331,7 +333,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_NO_PREALLOC: given->prealloc = 0; break;
 		case OPT_PREALLOC: given->prealloc = 1; break;
 		case OPT_RANDOM: given->keys = KEYS_RANDOM; break;
-		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter"); break;
+		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter", "index"); break;
 		case OPT_LOOP: CHOICE("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;

@@ -18,7 +18,6 @@
 #include "memory.h"
 #include "progs.h"
 
-#define MAX_KEY_SIZE 512	/* the kernel's MAX_BPF_STACK limit for hash keys */
 
 struct htab_state {
 	struct progs progs;	/* first: the progs_* callbacks find it here */
@@ -94,7 +93,8 @@ static int htab_new_filled_map(const struct plan *plan, struct run *run, const c
 		.plan = plan, .key = htab_key }, fd);
 }
 
-/* bpf-hashmap-lookup's key bytes past the id: word i is i x 2654435761. */
+/* bpf-hashmap-lookup's key bytes past the id: word i is i x 2654435761,
+ * in each CPU's buffer and in the shared one. */
 static int set_key_padding(struct htab_bpf *skel, const struct plan *plan)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -106,9 +106,11 @@ static int set_key_padding(struct htab_bpf *skel, const struct plan *plan)
 
 	if (!vals)
 		return -ENOMEM;
-	for (int c = 0; c < ncpu; c++)
-		for (int w = 1; w < plan->key_size / 4; w++)
+	for (int w = 1; w < plan->key_size / 4; w++) {
+		for (int c = 0; c < ncpu; c++)
 			((__u32 *)(vals + c * stride))[w] = 2654435761u * w;
+		((__u32 *)skel->bss->shared_key)[w] = 2654435761u * w;
+	}
 	err = bpf_map__update_elem(skel->maps.scratch, &zero, sizeof(zero), vals, ncpu * stride,
 				   BPF_ANY);
 	free(vals);
@@ -130,6 +132,8 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	skel->rodata->val_off = val_off;
 	skel->rodata->bench_tgid = getpid();
 	skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
+	skel->rodata->key_shared = plan->bench->shared_key;
+	skel->rodata->key_index = plan->keys == KEYS_INDEX;
 }
 
 /* The keys array holds the walk's key order, which the kernel bench

@@ -206,9 +206,37 @@ const struct key_walk walk_whole_maps = {
 
 const char *keys_name(int order)
 {
-	static const char *const names[] = { "seq", "random", "counter" };
+	static const char *const names[] = { "seq", "random", "counter", "index" };
 
 	return names[order];
+}
+
+/* Whether the range's ids are id_first + i x id_step (setting the two) and
+ * its runs are whole passes from lo, as --keys index walks them. */
+static bool index_fits(const __u32 *ids, struct prod_ctl *c)
+{
+	__u32 span = c->hi - c->lo;
+
+	c->id_first = span ? ids[c->lo] : 0;
+	c->id_step = span > 1 ? ids[c->lo + 1] - ids[c->lo] : 0;
+	for (__u32 i = 0; i < span; i++)
+		if (ids[c->lo + i] != c->id_first + i * c->id_step)
+			return false;
+	return c->cur == c->lo && (span <= 1 || c->batch % span == 0);
+}
+
+int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n)
+{
+	__u32 *ids = malloc(walk_key_slots(plan) * sizeof(*ids));
+	int ok = 1;
+
+	if (!ids)
+		return -ENOMEM;
+	keys_ids(plan, ids, KEYS_SEQ);
+	for (int p = 0; p < n && ok; p++)
+		ok = index_fits(ids, &ctl[p]);
+	free(ids);
+	return ok ? 0 : -EINVAL;
 }
 
 long walk_key_slots(const struct plan *plan)

@@ -31,8 +31,12 @@ struct key_walk {
 extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
 	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps;
 
-/* "seq", "random" or "counter" (enum key_order). */
+/* "seq", "random", "counter" or "index" (enum key_order). */
 const char *keys_name(int order);
+/* --keys index: sets id_first and id_step of ctl[0..n) from the ids of
+ * their ranges; -EINVAL where a range's ids are not id_first + i x id_step
+ * or its runs are not whole passes from its first key. */
+int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n);
 /* Slots of the keys[] array the plan's walk needs. */
 long walk_key_slots(const struct plan *plan);
 /* Distinct keys the producers visit (0 without a walk). */

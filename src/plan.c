@@ -89,6 +89,30 @@ static int resolve_sizes(const struct plan *given, struct plan *p)
 	return EXIT_OK;
 }
 
+/* --keys index computes a key's id from its position: each producer's ids
+ * (and the prefill's) must be a first id plus a step. */
+static int index_keys_fit(const struct plan *p)
+{
+	struct prod_ctl ctl[MAX_PRODUCERS + 1];
+
+	if (p->keys != KEYS_INDEX)
+		return EXIT_OK;
+	if (p->bench->maps & MAP_LPM) {
+		mb_err("--keys index is the kernel bpf-hashmap-* benches' key walk: for hash maps, "
+		       "not %s (LPM's is --keys counter)", p->bench->name);
+		return EXIT_USAGE;
+	}
+	walk_assign(p, ctl);
+	ctl[p->producers] = (struct prod_ctl){ .lo = 0, .hi = p->nr_entries };	/* the prefill */
+	if (keys_index_form(p, ctl, p->producers + 1)) {
+		mb_err("--keys index makes each id from its loop index, but %s's runs are not whole "
+		       "passes over a first id plus a step (its walk is %s): use --keys seq",
+		       p->bench->name, p->bench->walk->name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* The key walk's rules on nr-entries and order, then its batch fit. */
 static int resolve_keys(const struct plan *given, struct plan *p)
 {
@@ -140,6 +164,8 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 	err = w->fit(p);
 	if (err || w->unbatched)
 		return err;
+	if (p->keys == KEYS_INDEX)	/* whole passes, as the kernel's: not rounded */
+		return index_keys_fit(p);
 	p->batch -= p->batch % UNROLL;
 	if (p->batch < UNROLL)
 		p->batch = UNROLL;
@@ -264,7 +290,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
 		      json_is_true(json_object_get(pa, "prealloc")) : -1;
 	g->zero_seed = json_is_true(json_object_get(pa, "zero_seed")) ? 1 : -1;
-	g->keys = param_named(pa, "keys", keys_name, KEYS_COUNTER + 1);
+	g->keys = param_named(pa, "keys", keys_name, KEYS_INDEX + 1);
 	g->seed = int_field(pa, "seed", -1);
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);

@@ -32,17 +32,26 @@ int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl
 }
 
 /* Insert keys[0..nr) with the untimed fill op on producer slot 0. */
-static int prefill(struct progs *p, long nr)
+static int prefill(struct progs *p, const struct plan *plan)
 {
-	struct prod_ctl *c = &p->ctl[0];
+	struct prod_ctl *c = &p->ctl[0], whole = { .lo = 0, .hi = plan->nr_entries };
+	long nr = plan->nr_entries;
 	__u64 errs;
 
 	if (!nr)
 		return EXIT_OK;
-	*c = (struct prod_ctl){ .op = MB_OP_FILL, .lo = 0, .hi = nr };
-	c->batch = nr < FILL_BATCH ? (nr + UNROLL - 1) / UNROLL * UNROLL : FILL_BATCH;
-	for (long done = 0; done < nr; done += c->batch) {
-		int err = trigger_xdp(&p->trig, 0);
+	if (plan->keys == KEYS_INDEX && keys_index_form(plan, &whole, 1))
+		return EXIT_RUNTIME;	/* plan_resolve() checked the form: no memory */
+	/* a run per chunk, each one pass over its keys (--keys index's rule) */
+	for (long done = 0; done < nr; done += FILL_BATCH) {
+		long hi = done + FILL_BATCH < nr ? done + FILL_BATCH : nr;
+		int err;
+
+		*c = (struct prod_ctl){ .op = MB_OP_FILL, .lo = done, .hi = hi, .cur = done,
+					.batch = (hi - done + UNROLL - 1) / UNROLL * UNROLL,
+					.id_first = whole.id_first + done * whole.id_step,
+					.id_step = whole.id_step };
+		err = trigger_xdp(&p->trig, 0);
 
 		if (err) {
 			mb_err("prefill failed: BPF_PROG_TEST_RUN: %s", strerror(-err));
@@ -67,7 +76,7 @@ int progs_fill(struct progs *p, const struct plan *plan, keys_loader load)
 {
 	int err = load(p->keys, plan, KEYS_SEQ);
 
-	if (!err && !plan->bench->no_prefill && (err = prefill(p, plan->nr_entries)))
+	if (!err && !plan->bench->no_prefill && (err = prefill(p, plan)))
 		return err;
 	if (!err && plan->keys != KEYS_SEQ)
 		err = load(p->keys, plan, plan->keys);
@@ -82,6 +91,11 @@ int progs_start(struct progs *p, struct run *run)
 {
 	memset(p->cnt, 0, sizeof(*p->cnt) * MAX_PRODUCERS);
 	walk_assign(run->plan, p->ctl);
+	if (run->plan->keys == KEYS_INDEX &&
+	    keys_index_form(run->plan, p->ctl, run->plan->producers)) {
+		mb_err("out of memory for the key ids");
+		return EXIT_RUNTIME;
+	}
 	for (int i = 0; i < MAX_PRODUCERS; i++)
 		p->ctl[i].xdp_action = run->plan->xdp_pass ? 2 /* XDP_PASS */ : 1 /* XDP_DROP */;
 	return trigger_attach(&p->trig, run);

@@ -226,6 +226,33 @@ static void walk_errors(void **state)
 	assert_int_equal(resolve(given), EXIT_USAGE);			/* the kernel's order */
 }
 
+/* --keys index, the kernel rows' default: each producer's ids as first + i x
+ * step, whole passes from its first key; refused where runs are not. */
+static void index_keys_are_first_plus_step(void **state)
+{
+	struct prod_ctl ctl[4];
+	__u32 ids[8192];
+	struct plan mem = laid_out("htab-mem-overwrite", 4, 8192, ctl, ids), cfg;
+	struct plan given = given_for("bpf-hashmap-lookup", 1, 1000, 750);
+
+	assert_int_equal(mem.keys, KEYS_INDEX);
+	assert_int_equal(keys_index_form(&mem, ctl, 4), 0);
+	for (int p = 0; p < 4; p++)	/* the kernel's from = cpu, step = producers */
+		assert_true(ctl[p].id_first == (__u32)p && ctl[p].id_step == 4);
+	cfg = laid_out("bpf-hashmap-full-update", 2, 1000, ctl, ids);
+	assert_int_equal(keys_index_form(&cfg, ctl, 2), 0);
+	assert_true(ctl[1].id_first == 1001 && ctl[1].id_step == 0);
+	/* whole passes of 750: the batch is not rounded to a multiple of 8 */
+	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
+	assert_int_equal(cfg.batch, 1333 * 750);
+	given = given_for("htab-lookup", 1, 1000, -1);	/* spread starts: not whole passes */
+	given.keys = KEYS_INDEX;
+	assert_int_equal(resolve(given), EXIT_USAGE);
+	given = given_for("lpm-trie-lookup", 1, -1, -1);	/* LPM has its counter */
+	given.keys = KEYS_INDEX;
+	assert_int_equal(resolve(given), EXIT_USAGE);
+}
+
 /* The resolve step writes only its output: the options it read stay as given. */
 static void resolve_leaves_the_options_alone(void **state)
 {
@@ -270,6 +297,7 @@ int main(void)
 		cmocka_unit_test(random_order_leaves_prefill_order),
 		cmocka_unit_test(shared_layout_spreads_start),
 		cmocka_unit_test(walk_errors),
+		cmocka_unit_test(index_keys_are_first_plus_step),
 		cmocka_unit_test(resolve_leaves_the_options_alone),
 		cmocka_unit_test(a_data_only_benchmark_is_one_row),
 	};
