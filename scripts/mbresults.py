@@ -311,9 +311,10 @@ def parse_kernel_bench(text, source):
     return runs
 
 
-def load_path(path):
+def load_path(path, pool_boots=True):
     """Runs from a result file, a kernel bench log, or a folder of them; the
-    files left out (failed, unsupported, interrupted, empty) in .skipped."""
+    files left out (failed, unsupported, interrupted, empty) in .skipped.
+    pool_boots: a guest boot's runs of a configuration become one (per_boot)."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{path}: no such file or folder")
@@ -336,7 +337,8 @@ def load_path(path):
                              "(most of its lines should be the bench's Iter/Summary lines)")
     if not found:
         raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
-    runs = Runs(per_boot([r for r in found if isinstance(r, Run)]),
+    measured = [r for r in found if isinstance(r, Run)]
+    runs = Runs(per_boot(measured) if pool_boots else measured,
                 [r for r in found if isinstance(r, Skipped)])
     check_one_set(runs, path)
     return runs

@@ -43,6 +43,27 @@ def test_config_ids_and_job_order():
     assert job.splitlines()[1] == "run 1:w0 -w 0 -d 1 lpm-trie-lookup -p 2"
     _, job = v.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
     assert job == "run 0:r0 -w 0 -d 1 --zero-seed htab-lookup\n"
+    assert v.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"]) == \
+        "prefix_len=32,nr_entries=10000,lpm-trie-noop"
+
+
+class FakePeer:
+    """A kernel bench that has htab-mem only."""
+    def has(self, argv):
+        return "htab-mem" in argv
+
+
+def test_the_peer_runs_right_after_each_measured_run_it_has():
+    v = vmrun_module()
+    todo, job = v.job_script([("m", ["htab-mem", "-p", "2"]), ("l", ["htab-lookup"])], 1, 2, 1, 3,
+                             ["--zero-seed"], FakePeer())
+    # Not after warmups; interleaved with mapbench's runs of the same round.
+    assert [n for n, _ in todo] == ["0:w0", "1:w0", "0:r0", "0:r0:k", "1:r0", "0:r1", "0:r1:k",
+                                    "1:r1"]
+    lines = job.splitlines()
+    # The kernel's bench gets the same arguments and none of mapbench's own options.
+    assert lines[3] == "peer 0:r0:k -w 1 -d 3 htab-mem -p 2"
+    assert lines[2] == "run 0:r0 -w 1 -d 3 --zero-seed htab-mem -p 2"
 
 
 def test_the_clock_follows_the_accelerator():
@@ -63,6 +84,10 @@ def test_the_clock_follows_the_accelerator():
     (["--kernel", __file__, "--label", "a", "--label", "b", "--", "htab-lookup"], 64,
      "give one per kernel"),
     (["--kernel", __file__], 64, "nothing to run"),
+    (["--kernel", __file__, "--peer", "kernel", "--", "htab-mem"], 64,
+     "--peer kernel and --kernel-src SRC go together"),
+    (["--kernel", __file__, "--peer-btf", "/x", "--", "htab-mem"], 64,
+     "--peer-btf goes with --peer kernel"),
 ])
 def test_bad_input_is_one_line(args, status, says):
     proc = vmrun(*args)
