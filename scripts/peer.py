@@ -44,4 +44,4 @@ def figure_text(text, source):
     runs = mb.parse_kernel_bench(text, source)
     if not runs:
         return None
-    return f"kernel bench {runs[-1].metrics['figure']:.3f} {runs[-1].unit('figure')}"
+    return f"kernel bench {runs[-1].metrics['figure']:.4g} {runs[-1].unit('figure')}"

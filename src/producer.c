@@ -14,13 +14,11 @@ struct producer_arg {
 
 static struct producer_arg args[MAX_PRODUCERS];
 
-static void wake_all(struct producers *p)
+/* The adder's last crossing: the deleter wakes, sees quit and ends. */
+static void quit_pair(struct turn *t)
 {
-	for (int i = 0; p->take_turns && i < p->run->plan->producers / 2; i++) {
-		pthread_mutex_lock(&p->turns[i].lock);
-		pthread_cond_broadcast(&p->turns[i].changed);
-		pthread_mutex_unlock(&p->turns[i].lock);
-	}
+	atomic_store(&t->quit, true);
+	pthread_barrier_wait(&t->barrier);
 }
 
 static void fail(struct producers *p, int status)
@@ -29,31 +27,48 @@ static void fail(struct producers *p, int status)
 
 	atomic_compare_exchange_strong(&p->failed, &none, status);
 	atomic_store(&p->stop, true);
-	wake_all(p);
 }
 
-/* Wait for producer id's turn; false once the run stops. */
-static bool wait_turn(struct producers *p, int id)
+/* One batch of producer id; a failure stops the run (a deleter goes on
+ * taking its turns until its adder quits). */
+static void run_batch(struct producers *p, int id)
 {
-	struct turn *t = &p->turns[id / 2];
-	bool go;
+	int err = p->run->plan->bench->family->run(p->run, id);
 
-	pthread_mutex_lock(&t->lock);
-	while (t->next != id % 2 && !atomic_load(&p->stop))
-		pthread_cond_wait(&t->changed, &t->lock);
-	go = !atomic_load(&p->stop);
-	pthread_mutex_unlock(&t->lock);
-	return go;
+	if (err) {
+		mb_err("producer %d: running a batch failed: %s", id, strerror(-err));
+		fail(p, EXIT_RUNTIME);
+	}
 }
 
-static void pass_turn(struct producers *p, int id)
+static bool stopped(struct producers *p)
+{
+	return atomic_load_explicit(&p->stop, memory_order_relaxed);
+}
+
+static void adder_loop(struct producers *p, int id)
 {
 	struct turn *t = &p->turns[id / 2];
 
-	pthread_mutex_lock(&t->lock);
-	t->next = !(id % 2);
-	pthread_cond_signal(&t->changed);
-	pthread_mutex_unlock(&t->lock);
+	while (!stopped(p)) {
+		run_batch(p, id);
+		pthread_barrier_wait(&t->barrier);	/* the deleter's turn */
+		pthread_barrier_wait(&t->barrier);	/* it is done */
+	}
+	quit_pair(t);
+}
+
+static void deleter_loop(struct producers *p, int id)
+{
+	struct turn *t = &p->turns[id / 2];
+
+	for (;;) {
+		pthread_barrier_wait(&t->barrier);
+		if (atomic_load(&t->quit))
+			break;
+		run_batch(p, id);
+		pthread_barrier_wait(&t->barrier);
+	}
 }
 
 static void *producer_main(void *opaque)
@@ -62,6 +77,7 @@ static void *producer_main(void *opaque)
 	struct producers *p = a->p;
 	struct run *run = p->run;
 	const struct family *f = run->plan->bench->family;
+	bool deleter = p->take_turns && a->id % 2;
 	int err;
 
 	if (run->plan->nr_prod_cpus) {
@@ -70,59 +86,68 @@ static void *producer_main(void *opaque)
 			mb_err("pinning producer %d to CPU %d failed: %s", a->id,
 			       run->plan->prod_cpus[a->id], strerror(-err));
 			fail(p, EXIT_RUNTIME);
-			return NULL;
 		}
 	}
-	if (f->thread_init && f->thread_init(run, a->id)) {
+	if (!stopped(p) && f->thread_init && f->thread_init(run, a->id)) {
 		mb_err("producer %d could not register with the BPF programs", a->id);
 		fail(p, EXIT_RUNTIME);
-		return NULL;
 	}
 	if (run->perf)
 		perf_open_thread(run->perf, a->id);
-	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-		if (p->take_turns && !wait_turn(p, a->id))
-			break;
-		err = f->run(run, a->id);
-		if (err) {
-			mb_err("producer %d: running a batch failed: %s", a->id, strerror(-err));
-			fail(p, EXIT_RUNTIME);
-			break;
-		}
-		if (p->take_turns)
-			pass_turn(p, a->id);
-	}
+	if (deleter)
+		deleter_loop(p, a->id);
+	else if (p->take_turns)
+		adder_loop(p, a->id);
+	else
+		while (!stopped(p))
+			run_batch(p, a->id);
 	return NULL;
+}
+
+/* Start producer i; false (the run stopped) if the thread cannot start. */
+static bool start_thread(struct producers *p, int i)
+{
+	args[i] = (struct producer_arg){ p, i };
+	if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
+		mb_err("starting producer thread %d failed", i);
+		fail(p, EXIT_RUNTIME);
+		return false;
+	}
+	p->running[i] = true;
+	return true;
 }
 
 int producers_start(struct producers *p, struct run *run)
 {
+	int n = run->plan->trigger == TRIGGER_NIC ? 0 : run->plan->producers;
+	bool ok = true;
+
 	memset(p, 0, sizeof(*p));
 	p->run = run;
 	p->take_turns = run->plan->bench->walk && run->plan->bench->walk->pairs;
-	for (int i = 0; p->take_turns && i < run->plan->producers / 2; i++) {
-		pthread_mutex_init(&p->turns[i].lock, NULL);
-		pthread_cond_init(&p->turns[i].changed, NULL);
-	}
-	/* --trigger nic: packets run the batches; no threads to start. */
-	for (int i = 0; run->plan->trigger != TRIGGER_NIC && i < run->plan->producers; i++) {
-		args[i] = (struct producer_arg){ p, i };
-		if (pthread_create(&p->threads[i], NULL, producer_main, &args[i])) {
-			mb_err("starting producer thread %d failed", i);
-			fail(p, EXIT_RUNTIME);
-			return EXIT_RUNTIME;
-		}
-		p->started++;
-	}
-	return EXIT_OK;
+	for (int i = 0; p->take_turns && i < run->plan->producers / 2; i++)
+		pthread_barrier_init(&p->turns[i].barrier, NULL, 2);
+	/* --trigger nic: packets run the batches; no threads to start. A pair's
+	 * deleter starts first: an adder without one would wait for ever. */
+	for (int i = 0; ok && i < n; i++)
+		if (!p->take_turns || i % 2)
+			ok = start_thread(p, i);
+	for (int i = 0; ok && p->take_turns && i < n; i += 2)
+		ok = start_thread(p, i);
+	for (int i = 1; p->take_turns && i < n; i += 2)
+		if (p->running[i] && !p->running[i - 1])
+			quit_pair(&p->turns[i / 2]);	/* its adder did not start */
+	return ok ? EXIT_OK : EXIT_RUNTIME;
 }
 
 int producers_stop(struct producers *p)
 {
 	atomic_store(&p->stop, true);
-	wake_all(p);
-	for (int i = 0; i < p->started; i++)
-		pthread_join(p->threads[i], NULL);
-	p->started = 0;
+	for (int i = 0; i < MAX_PRODUCERS; i++)
+		if (p->running[i])
+			pthread_join(p->threads[i], NULL);
+	for (int i = 0; p->take_turns && i < p->run->plan->producers / 2; i++)
+		pthread_barrier_destroy(&p->turns[i].barrier);
+	memset(p->running, 0, sizeof(p->running));
 	return atomic_load(&p->failed);
 }

@@ -5,21 +5,21 @@
 #include <stdatomic.h>
 #include "bench.h"
 
-/* An adding and a deleting producer taking turns, as the kernel's htab-mem
- * add_del_on_diff_cpu does with a barrier: the deleter runs a batch only
- * after the adder's, and the adder its next only after the deleter's. */
+/* An adding and a deleting producer taking turns as the kernel's htab-mem
+ * add_del_on_diff_cpu does: the adder runs a batch, then both cross the
+ * pair's barrier twice, the deleter running its batch between the two.
+ * The adder decides when to stop (quit), so neither is left waiting. */
 struct turn {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	int next;		/* 0: the adder (even producer), 1: the deleter */
+	pthread_barrier_t barrier;
+	atomic_bool quit;
 };
 
 struct producers {
 	struct run *run;
 	pthread_t threads[MAX_PRODUCERS];
+	bool running[MAX_PRODUCERS];	/* threads[i] was started */
 	struct turn turns[MAX_PRODUCERS / 2];
 	bool take_turns;
-	int started;
 	atomic_bool stop;
 	atomic_int failed;	/* first failing producer's exit status, or 0 */
 };
