@@ -26,6 +26,8 @@ struct {
 /* --keys counter, the kernel LPM bench's keys: {plen, cur_key++ % nr}, from
  * one counter every CPU shares (their contention is part of its figure). */
 const volatile bool key_counter;
+/* --random: the kernel LPM bench's, bpf_get_prandom_u32() % nr (charged) */
+const volatile bool counter_random;
 const volatile __u32 counter_nr;
 const volatile __u32 counter_plen;
 __u32 cur_key;
@@ -47,12 +49,14 @@ static __always_inline bool family_prepare(struct batch_state *s)
 	return s->val && s->key;
 }
 
-static __always_inline void *counter_key(struct batch_state *s)
+/* random: --random's key; the fills (BPF_ANY: the prefill and refills) take
+ * the counter's, so the trie holds every key below nr. */
+static __always_inline void *counter_key(struct batch_state *s, bool random)
 {
 	__u32 *k = s->key;
 
 	k[0] = counter_plen;
-	k[1] = cur_key++ % counter_nr;
+	k[1] = (random ? bpf_get_prandom_u32() : cur_key++) % counter_nr;
 	return k;
 }
 
@@ -67,7 +71,8 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s, 
 	 * that stop at their range's end move the position (where a run stops
 	 * and restarts). */
 	if (key_counter)
-		key = !s->to_end || advance(s) ? counter_key(s) : NULL;
+		key = !s->to_end || advance(s) ?
+		      counter_key(s, counter_random && op != STEP_UPDATE_ANY) : NULL;
 	else
 		key = next_key(s);
 	if (!key)

@@ -27,8 +27,10 @@ enum exit_status {
 enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_TP,
 	       TRIGGER_CLOSE, TRIGGER_NONE };
 /* seq and random walk a precomputed key array; counter is the kernel's LPM
- * bench: cur_key++ % nr from one counter all CPUs share. */
-enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX };
+ * bench: cur_key++ % nr from one counter all CPUs share, and prandom its
+ * --random: bpf_get_prandom_u32() % nr; index makes ids from the loop index
+ * (bpf-hashmap-*, htab-mem). */
+enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX, KEYS_PRANDOM };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel

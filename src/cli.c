@@ -125,7 +125,10 @@ void cli_usage(FILE *f)
 "                          array; counter (LPM's default) is the kernel LPM bench's\n"
 "                          cur_key++ %% nr from one counter all CPUs share; index\n"
 "                          (the default of bpf-hashmap-* and htab-mem) makes each id\n"
-"                          in the program from its position, as the kernel's do\n"
+"                          in the program from its position, as the kernel's do;\n"
+"                          prandom is the LPM bench's --random (prandom %% nr)\n"
+"      --random            the kernel bench's: --keys prandom on lpm-trie-*, else\n"
+"                          --keys random\n"
 "      --seed N            permutation seed (default 1)\n"
 "      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
 "                          one, so every run has the same buckets (scripts/vmrun\n"
@@ -332,8 +335,10 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_NR_ENTRIES: NUM("nr-entries", 0, 1L << 31, given->nr_entries); break;
 		case OPT_NO_PREALLOC: given->prealloc = 0; break;
 		case OPT_PREALLOC: given->prealloc = 1; break;
-		case OPT_RANDOM: given->keys = KEYS_RANDOM; break;
-		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter", "index"); break;
+		/* the kernel bench's --random: LPM's prandom, else a permutation (plan.c) */
+		case OPT_RANDOM: given->keys = KEYS_PRANDOM; break;
+		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter", "index",
+				      "prandom"); break;
 		case OPT_LOOP: CHOICE("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;

@@ -206,7 +206,7 @@ const struct key_walk walk_whole_maps = {
 
 const char *keys_name(int order)
 {
-	static const char *const names[] = { "seq", "random", "counter", "index" };
+	static const char *const names[] = { "seq", "random", "counter", "index", "prandom" };
 
 	return names[order];
 }

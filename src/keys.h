@@ -31,7 +31,7 @@ struct key_walk {
 extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
 	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps;
 
-/* "seq", "random", "counter" or "index" (enum key_order). */
+/* "seq", "random", "counter", "index" or "prandom" (enum key_order). */
 const char *keys_name(int order);
 /* --keys index: sets id_first and id_step of ctl[0..n) from the ids of
  * their ranges; -EINVAL where a range's ids are not id_first + i x id_step

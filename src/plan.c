@@ -121,6 +121,13 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 	int err;
 
 	p->keys = OR(given->keys, (int)b->keys);
+	if (p->keys == KEYS_PRANDOM && !(b->maps & MAP_LPM))
+		p->keys = KEYS_RANDOM;	/* prandom is the LPM bench's --random */
+	if (p->keys == KEYS_PRANDOM && op_works_to_end(b->op)) {
+		mb_err("%s works through the keys in order, as the kernel bench does: drop --random",
+		       b->name);
+		return EXIT_USAGE;
+	}
 	if (p->keys == KEYS_COUNTER && !(b->maps & MAP_LPM)) {
 		mb_err("--keys counter is the kernel LPM bench's key walk: for lpm-trie-* only, not %s",
 		       b->name);
@@ -290,7 +297,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
 		      json_is_true(json_object_get(pa, "prealloc")) : -1;
 	g->zero_seed = json_is_true(json_object_get(pa, "zero_seed")) ? 1 : -1;
-	g->keys = param_named(pa, "keys", keys_name, KEYS_INDEX + 1);
+	g->keys = param_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
 	g->seed = int_field(pa, "seed", -1);
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);

@@ -127,15 +127,24 @@ def test_the_kernel_scripts_read_the_in_kernel_figure(root, tmp_path, bench, uni
     assert doc["summary"]["kernel_lines"] == [printed[-1]]
 
 
-@pytest.mark.parametrize("keys", ["counter", "seq", "random"])
-def test_lpm_keys_default_to_the_kernel_counter(root, result, keys):
+@pytest.mark.parametrize("keys, args", [("counter", []), ("seq", ["--keys", "seq"]),
+                                        ("random", ["--keys", "random"]),
+                                        ("prandom", ["--random"])])
+def test_lpm_keys_default_to_the_kernel_counter(root, result, keys, args):
     """The kernel's LPM bench takes key cur_key++ % nr from one shared counter:
-    mapbench's default for lpm-trie-*; seq and random walk the key array."""
-    args = [] if keys == "counter" else ["--keys", keys]
+    mapbench's default for lpm-trie-*; its --random draws prandom % nr per
+    lookup (the prefill still stores every key below nr: all hit); seq and
+    random walk the key array."""
     proc, doc = result("lpm-trie-lookup", "-p", "2", *args, "-w", "0", "-d", "1", "-q")
     assert proc.returncode == 0, proc.stderr
     assert doc["params"]["keys"] == keys
     assert doc["summary"]["hit_rate"] == 1.0 and doc["errors"]["total"] == 0
+
+
+def test_random_is_refused_where_the_kernel_lpm_bench_refuses_it():
+    proc = run_bench("lpm-trie-insert", "--random")
+    assert proc.returncode == 1 and "drop --random" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_counter_keys_are_for_lpm_only():
