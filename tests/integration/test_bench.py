@@ -15,6 +15,9 @@ HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overw
                 "htab-overwrite-full", "bpf-hashmap-full-update", "bpf-hashmap-lookup",
                 "htab-batch_add_batch_del", "htab-add_del_on_diff_cpu"]
 MAPS = ["htab", "percpu", "lru", "lru_percpu"]
+# What a run did (keys found, fields recorded): one second, no warmup.
+QUICK = ["-w", "0", "-d", "1", "-q"]
+# How fast it ran, against another run: two measured seconds after a warmup one.
 SHORT = ["-w", "1", "-d", "2", "-q"]
 
 
@@ -64,7 +67,7 @@ def test_every_benchmark_runs_clean(root, result, bench, map_name):
 ])
 @pytest.mark.parametrize("bench", ["htab-lookup", "htab-update"])
 def test_prefilled_keys_are_always_found(root, result, bench, args):
-    proc, doc = result(bench, *SHORT, *args)
+    proc, doc = result(bench, *QUICK, *args)
     assert proc.returncode == 0, proc.stderr
     assert doc["summary"]["hits"] > 0
     assert doc["summary"]["misses"] == 0
@@ -75,7 +78,7 @@ def test_prefilled_keys_are_always_found(root, result, bench, args):
 
 def test_kernel_bench_alias_and_spellings(root, result):
     proc, doc = result("bpf-hashmap-lookup", "--nr_entries", "500", "--max_entries", "1K",
-                       "--key_size", "8", *SHORT)
+                       "--key_size", "8", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["benchmark"] == "bpf-hashmap-lookup"
     assert (doc["params"]["nr_entries"], doc["params"]["max_entries"],
@@ -85,7 +88,7 @@ def test_kernel_bench_alias_and_spellings(root, result):
 def test_hashmap_lookup_is_the_kernel_workload(root, result):
     """bpf-hashmap-lookup: 500 keys, whole passes of 1M lookups per run, all found,
     reported as M events/s per producer of in-kernel time."""
-    proc, doc = result("bpf-hashmap-lookup", *SHORT)
+    proc, doc = result("bpf-hashmap-lookup", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert (doc["params"]["nr_entries"], doc["params"]["max_entries"]) == (500, 1000)
     assert doc["params"]["batch"] == 1000000 and doc["params"]["prealloc"] is True
@@ -99,7 +102,7 @@ def test_hashmap_lookup_is_the_kernel_workload(root, result):
 def test_full_update_takes_the_full_map_path(root, result, p):
     """bpf-hashmap-full-update: every update of an absent key finds the prealloc map
     full; E2BIG is the expected result, counted and shown, never an error."""
-    proc, doc = result("bpf-hashmap-full-update", "-p", str(p), *SHORT)
+    proc, doc = result("bpf-hashmap-full-update", "-p", str(p), *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["status"] == "complete" and doc["errors"]["total"] == 0
     assert doc["params"]["batch"] == 10000 and doc["params"]["nr_entries"] == 1000
@@ -184,7 +187,7 @@ def test_noop_costs_less_than_a_lookup(root, result):
 
 
 def test_delete_of_present_keys_never_fails(root, result):
-    proc, doc = result("htab-delete", "-p", "2", *SHORT)
+    proc, doc = result("htab-delete", "-p", "2", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["errors"]["total"] == 0
     assert doc["summary"]["hits"] > 0 and doc["summary"]["misses"] == 0
@@ -192,7 +195,7 @@ def test_delete_of_present_keys_never_fails(root, result):
 
 
 def test_producers_are_reported_separately(root, result):
-    proc, doc = result("htab-lookup", "-p", "2", "-a", *SHORT)
+    proc, doc = result("htab-lookup", "-p", "2", "-a", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["params"]["prod_cpus"] == [0, 1]
     for s in measured(doc):
@@ -218,7 +221,7 @@ def test_perf_counts_the_producers_and_says_what_the_pmu_lacks(root, result):
 
 
 def test_placement_pins_by_topology_and_records_it(root, result):
-    proc, doc = result("htab-lookup", "-p", "2", "--placement", "spread-llc", *SHORT)
+    proc, doc = result("htab-lookup", "-p", "2", "--placement", "spread-llc", *QUICK)
     assert proc.returncode == 0, proc.stderr
     topo = doc["environment"]["topology"]
     assert topo["online_cpus"] == os.cpu_count() == len(topo["cpus"])
@@ -231,7 +234,7 @@ def test_placement_pins_by_topology_and_records_it(root, result):
 
 
 def test_smt_pairs_needs_siblings_and_placement_excludes_affinity(root, result):
-    proc, doc = result("htab-lookup", "-p", "2", "--placement", "smt-pairs", *SHORT)
+    proc, doc = result("htab-lookup", "-p", "2", "--placement", "smt-pairs", *QUICK)
     if proc.returncode:
         assert proc.returncode == 1 and "no SMT siblings" in proc.stderr
     else:
@@ -242,7 +245,7 @@ def test_smt_pairs_needs_siblings_and_placement_excludes_affinity(root, result):
 
 
 def test_raw_tp_trigger_runs_the_same_producers(root, result):
-    proc, doc = result("htab-lookup", "--trigger", "raw_tp", *SHORT)
+    proc, doc = result("htab-lookup", "--trigger", "raw_tp", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["environment"]["trigger"] == "raw_tp"
     assert doc["summary"]["hit_rate"] == 1.0
@@ -261,7 +264,7 @@ def test_raw_tp_pairs_run_on_their_own_syscall_only(root, result):
 
 
 def test_fentry_runs_or_says_why(root, result):
-    proc, doc = result("htab-lookup", "--trigger", "fentry", *SHORT)
+    proc, doc = result("htab-lookup", "--trigger", "fentry", *QUICK)
     if proc.returncode == 2:
         assert "fentry" in proc.stderr and "--trigger" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
@@ -272,7 +275,7 @@ def test_fentry_runs_or_says_why(root, result):
 
 
 def test_rhtab_resolved_from_kernel_btf(root, result):
-    proc, doc = result("htab-lookup", "--map", "rhtab", *SHORT)
+    proc, doc = result("htab-lookup", "--map", "rhtab", *QUICK)
     if kernel_has_map_type("RHASH"):
         assert proc.returncode == 0, proc.stderr
         assert doc["params"]["prealloc"] is False
@@ -287,7 +290,7 @@ def test_rhtab_resolved_from_kernel_btf(root, result):
                                   "rhtab-mem"])
 def test_rhtab_kernel_names_run_where_the_kernel_has_rhash(root, result, name):
     p = ["-p", "2"] if name == "rhtab-mem" else []
-    proc, doc = result(name, *p, *SHORT)
+    proc, doc = result(name, *p, *QUICK)
     assert doc["params"]["map"] == "rhtab" and doc["params"]["prealloc"] is False
     if kernel_has_map_type("RHASH"):
         assert proc.returncode == 0, proc.stderr
@@ -364,7 +367,7 @@ def test_from_result_reruns_the_same_plan(root, result, tmp_path):
     """A result file alone re-creates its run: the plan --from-result resolves
     is the recorded params, and running it records the same params again."""
     _, first = result("htab-delete", "-p", "2", "--max-entries", "2K", "--keys", "random",
-                      "--seed", "5", "--no-prealloc", *SHORT)
+                      "--seed", "5", "--no-prealloc", *QUICK)
     saved = tmp_path / "first.json"
     saved.write_text(json.dumps(first))
     dry = run_bench("--from-result", saved, "--dry-run")
@@ -476,7 +479,7 @@ def test_htab_mem_prints_the_kernel_line_its_script_parses(root, result, use_cas
 def test_hashmap_benches_run_the_kernel_trigger_or_say_what_ran(root, result, name):
     """fentry on getpgid and bpf_loop, as the kernel's; where fentry is refused,
     the getpgid tracepoint, and the output and the result say so."""
-    proc, doc = result(name, *SHORT)
+    proc, doc = result(name, *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert (doc["params"]["loop"], doc["params"]["keys"]) == ("bpf_loop", "index")
     # ids made in the program hit every prefilled key (lookup) or find the map full
@@ -487,7 +490,7 @@ def test_hashmap_benches_run_the_kernel_trigger_or_say_what_ran(root, result, na
         assert "Warning: this kernel refuses fentry" in proc.stdout
     else:
         assert doc["params"]["trigger"] == "fentry" and not doc["warnings"]
-    asked = run_bench(name, "--trigger", "fentry", *SHORT)
+    asked = run_bench(name, "--trigger", "fentry", *QUICK)
     assert asked.returncode in (0, 2)          # asked for, fentry is never swapped
 
 
