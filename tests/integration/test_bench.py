@@ -501,13 +501,20 @@ def test_hashmap_lookup_prints_the_kernel_lines(root, result):
     assert proc.returncode == 0, proc.stderr
     lines = doc["summary"]["kernel_lines"]
     assert len(lines) == 2
-    for cpu, line in zip((0, 1), lines):
+    for p, line in enumerate(lines):      # -a: producer p runs on CPU p
         m = re.fullmatch(r"cpu(\d\d): lookup (\d+\.\d{3})M ± (\d+\.\d{3})M events/sec "
                          r"\(approximated from (\d+) samples of ~(\d+)ms\)", line)
-        assert m and int(m[1]) == cpu and 1 <= int(m[4]) <= 32, line
+        assert m and int(m[1]) == p and 1 <= int(m[4]) <= 32, line
         assert line in proc.stdout
-        # the same runs' in-kernel rate as the figure, seen over fewer runs
-        assert float(m[2]) == pytest.approx(doc["summary"]["figure"]["mean"], rel=0.5)
+        # Runs of 1M lookups lasting ~M ms (truncated) are 1000/M M events/s
+        # together; the mean of their rates is never below that.
+        mean, ms = float(m[2]), int(m[5])
+        assert mean >= 1000 / (ms + 1)
+        # and in this producer's units: the producers' rates differ (they
+        # contend on one key), so each line is held to its own producer's
+        # samples, with room for a loaded machine's uneven runs.
+        rates = [s["producers"][p]["ops"] / s["producers"][p]["ns"] * 1e3 for s in measured(doc)]
+        assert mean <= 3 * max(rates), (line, rates)
 
 
 def test_full_update_prints_the_kernel_lines(root, result):
