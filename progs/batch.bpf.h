@@ -5,9 +5,11 @@
  * A family includes this header, then defines the two hooks it declares:
  *   static __always_inline bool family_prepare(struct batch_state *s);
  *	set s->key and s->val for this CPU; false on failure;
- *   static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i);
+ *   static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i,
+ *					      bool drawn);
  *	one operation on the next key (next_key(), or loop index i with
- *	--keys index); it counts misses and errors, hits are the rest.
+ *	--keys index; drawn: keys_drawn, a constant in each callback); it
+ *	counts misses and errors, hits are the rest.
  */
 #ifndef MAPBENCH_BATCH_BPF_H
 #define MAPBENCH_BATCH_BPF_H
@@ -69,7 +71,21 @@ struct batch_state {
 };
 
 static __always_inline bool family_prepare(struct batch_state *s);
-static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i);
+static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i,
+					bool drawn);
+
+/* Keys drawn by a helper at each step (lpm's --random; a family that has
+ * them defines FAMILY_DRAWS_KEYS) run in callbacks of their own: a helper call
+ * in a callback makes every step of it save and restore the registers the
+ * call clobbers, and the steps without the draw would pay for it
+ * (lpm-trie-baseline: 49 instructions a step, not 57). Elsewhere it is a
+ * constant: a load per step would grow the verifier's states (6.12 gives up
+ * on htab's bpf_for loops). */
+#ifdef FAMILY_DRAWS_KEYS
+const volatile bool keys_drawn;
+#else
+#define keys_drawn false
+#endif
 
 /* --keys index (families that make ids, htab): the loop index is the
  * position, as in the kernel's bpf-hashmap-* and htab-mem: a run is whole
@@ -118,25 +134,28 @@ static __always_inline void steps_unrolled(__u32 op, struct batch_state *s)
 {
 #pragma unroll
 	for (int u = 0; u < UNROLL; u++)
-		family_step(op, s, 0);
+		family_step(op, s, 0, keys_drawn);
 }
 
 /* One bpf_loop callback per step op, each doing one step: a constant op, as
  * in the bpf_for loops, and few enough paths for older verifiers (6.1 gives
  * up on a callback holding UNROLL steps: the 1M-instruction limit). */
-#define LOOP_CB(step)							\
-	static int loop_cb_##step(__u32 i, void *ctx)			\
+#define LOOP_CB_KEYS(step, name, drawn)					\
+	static int loop_cb_##name(__u32 i, void *ctx)			\
 	{								\
-		family_step(step, ctx, i);				\
+		family_step(step, ctx, i, drawn);			\
 		return 0;						\
 	}								\
-	static int pass_cb_##step(__u32 i, void *ctx)			\
+	static int pass_cb_##name(__u32 i, void *ctx)			\
 	{								\
 		struct batch_state *s = ctx;				\
 									\
-		bpf_loop(s->hi - s->lo, loop_cb_##step, ctx, 0);	\
+		bpf_loop(s->hi - s->lo, loop_cb_##name, ctx, 0);	\
 		return 0;						\
 	}
+#define LOOP_CB(step)							\
+	LOOP_CB_KEYS(step, step, false)					\
+	LOOP_CB_KEYS(step, drawn_##step, true)
 LOOP_CB(STEP_NOOP)
 LOOP_CB(STEP_KEY)
 LOOP_CB(STEP_LOOKUP)
@@ -146,11 +165,17 @@ LOOP_CB(STEP_ADD)
 LOOP_CB(STEP_DELETE)
 
 /* With --keys index a range of more than one key is walked in passes. */
-#define LOOP_CASE(step) case step:						\
+#define LOOPS(name)								\
 	if (passes)								\
-		bpf_loop(passes, pass_cb_##step, s, 0);				\
+		bpf_loop(passes, pass_cb_##name, s, 0);				\
 	else									\
-		bpf_loop(ops, loop_cb_##step, s, 0);				\
+		bpf_loop(ops, loop_cb_##name, s, 0)
+#define LOOP_CASE(step) case step:						\
+	if (keys_drawn) {							\
+		LOOPS(drawn_##step);						\
+	} else {								\
+		LOOPS(step);							\
+	}									\
 	break
 
 /* --keys index with bpf_for: a loop per pass over a range of more than one
@@ -164,7 +189,7 @@ static __always_inline void index_steps(__u32 op, struct batch_state *s, __u32 o
 	if (!passes) {
 		bpf_iter_num_new(&outer, 0, ops);
 		while ((v = bpf_iter_num_next(&outer)))
-			family_step(op, s, 0);
+			family_step(op, s, 0, keys_drawn);
 		bpf_iter_num_destroy(&outer);
 		return;
 	}
@@ -172,7 +197,7 @@ static __always_inline void index_steps(__u32 op, struct batch_state *s, __u32 o
 	while ((v = bpf_iter_num_next(&outer))) {
 		bpf_iter_num_new(&inner, 0, s->hi - s->lo);
 		while ((i = bpf_iter_num_next(&inner)))
-			family_step(op, s, *i);
+			family_step(op, s, *i, keys_drawn);
 		bpf_iter_num_destroy(&inner);
 	}
 	bpf_iter_num_destroy(&outer);

@@ -41,7 +41,8 @@ static __always_inline bool family_prepare(struct batch_state *s)
 	return true;
 }
 
-static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i)
+static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i,
+					bool drawn)
 {
 	__u32 *id;
 	long err;

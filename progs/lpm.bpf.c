@@ -3,6 +3,7 @@
  * address bytes), generated before the run so that key generation is not
  * charged to the trie; lpm-trie-baseline measures fetching them and reading
  * their address word. */
+#define FAMILY_DRAWS_KEYS
 #include "batch.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -26,8 +27,6 @@ struct {
 /* --keys counter, the kernel LPM bench's keys: {plen, cur_key++ % nr}, from
  * one counter every CPU shares (their contention is part of its figure). */
 const volatile bool key_counter;
-/* --random: the kernel LPM bench's, bpf_get_prandom_u32() % nr (charged) */
-const volatile bool counter_random;
 const volatile __u32 counter_nr;
 const volatile __u32 counter_plen;
 __u32 cur_key;
@@ -49,8 +48,9 @@ static __always_inline bool family_prepare(struct batch_state *s)
 	return s->val && s->key;
 }
 
-/* random: --random's key; the fills (BPF_ANY: the prefill and refills) take
- * the counter's, so the trie holds every key below nr. */
+/* random: --random's key, the kernel LPM bench's bpf_get_prandom_u32() % nr
+ * (charged); the fills (BPF_ANY: the prefill and refills) take the counter's,
+ * so the trie holds every key below nr. */
 static __always_inline void *counter_key(struct batch_state *s, bool random)
 {
 	__u32 *k = s->key;
@@ -60,7 +60,8 @@ static __always_inline void *counter_key(struct batch_state *s, bool random)
 	return k;
 }
 
-static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i)
+static __always_inline void family_step(enum step_op op, struct batch_state *s, __u32 i,
+					bool drawn)
 {
 	void *key;
 	long err;
@@ -72,7 +73,7 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s, 
 	 * and restarts). */
 	if (key_counter)
 		key = !s->to_end || advance(s) ?
-		      counter_key(s, counter_random && op != STEP_UPDATE_ANY) : NULL;
+		      counter_key(s, drawn && op != STEP_UPDATE_ANY) : NULL;
 	else
 		key = next_key(s);
 	if (!key)

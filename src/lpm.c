@@ -125,7 +125,7 @@ static int lpm_setup(struct run *run)
 	st->skel->rodata->bench_tgid = getpid();
 	st->skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	st->skel->rodata->key_counter = plan->keys == KEYS_COUNTER || plan->keys == KEYS_PRANDOM;
-	st->skel->rodata->counter_random = plan->keys == KEYS_PRANDOM;
+	st->skel->rodata->keys_drawn = plan->keys == KEYS_PRANDOM;
 	st->skel->rodata->counter_nr = plan->nr_entries;
 	st->skel->rodata->counter_plen = plan->prefix_len;
 	bpf_map__set_value_size(st->skel->maps.keybuf, key_size);
