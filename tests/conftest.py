@@ -94,6 +94,13 @@ def sigint_default():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+# ./bench timing for integration tests. What a run did (keys found, fields
+# recorded): one second, no warmup. How fast it ran, against another run:
+# two measured seconds after a warmup one.
+QUICK = ["-w", "0", "-d", "1", "-q"]
+SHORT = ["-w", "1", "-d", "2", "-q"]
+
+
 def run_bench(*args, timeout=120):
     return subprocess.run([str(BENCH), *map(str, args)], capture_output=True, text=True,
                           timeout=timeout)

@@ -9,16 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BENCH, BPFTOOL, bpf_snapshot, leaks, left_behind, run_bench
+from conftest import (BENCH, BPFTOOL, QUICK, SHORT, bpf_snapshot, leaks, left_behind,
+                      run_bench)
 
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
                 "htab-overwrite-full", "bpf-hashmap-full-update", "bpf-hashmap-lookup",
                 "htab-batch_add_batch_del", "htab-add_del_on_diff_cpu"]
 MAPS = ["htab", "percpu", "lru", "lru_percpu"]
-# What a run did (keys found, fields recorded): one second, no warmup.
-QUICK = ["-w", "0", "-d", "1", "-q"]
-# How fast it ran, against another run: two measured seconds after a warmup one.
-SHORT = ["-w", "1", "-d", "2", "-q"]
 
 
 def kernel_has_map_type(name):

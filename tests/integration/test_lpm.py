@@ -4,11 +4,8 @@ import re
 
 import pytest
 
-from conftest import bpf_snapshot, leaks, run_bench
+from conftest import QUICK, SHORT, bpf_snapshot, leaks, run_bench
 
-# What a run did: one second, no warmup; how fast, against another run: more.
-QUICK = ["-w", "0", "-d", "1", "-q"]
-SHORT = ["-w", "1", "-d", "2", "-q"]
 LPM_BENCHES = ["lpm-trie-noop", "lpm-trie-baseline", "lpm-trie-lookup", "lpm-trie-update",
                "lpm-trie-insert", "lpm-trie-delete"]
 
