@@ -171,13 +171,8 @@ static int htab_setup(struct run *run)
 	err = resolve_map_type(run->plan, run);
 	if (err)
 		return err;
-	if (run->plan->bench->track_mem) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "mapbench-%d", getpid());
-		if (memcg_enter(&st->cg, name) && !run->plan->quiet)
-			printf("No memory cgroup to use: charged memory is left out\n");
-	}
+	if (run->plan->bench->track_mem && memcg_enter(&st->cg) && !run->plan->quiet)
+		printf("No memory cgroup to use: charged memory is left out\n");
 	err = open_and_load(st, run);
 	if (err == EXIT_FALLBACK) {
 		run_warn(run, "this kernel refuses %s programs, the kernel bench's trigger: %s ran on %s instead",

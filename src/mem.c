@@ -251,15 +251,13 @@ static int mem_measure(struct run *run, struct mem_report *rep)
 	const struct mem_kind *kinds = plan->all ? all_kinds : &one;
 	size_t nkinds = plan->all ? sizeof(all_kinds) / sizeof(*all_kinds) : 1;
 	struct memcg cg;
-	char name[32];
 	int err;
 
 	/* Fill buffers must go back to the kernel when freed, or the cgroup
 	 * charge of a map would include them: a fixed mmap threshold keeps
 	 * glibc from moving large buffers onto the heap. */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-	snprintf(name, sizeof(name), "mapbench-%d", getpid());
-	err = memcg_enter(&cg, name);
+	err = memcg_enter(&cg);
 	if (err && !plan->quiet)
 		printf("No memory cgroup to use (%s): charged figures are left out\n", strerror(-err));
 	rep->cgroup = memcg_describe(&cg);

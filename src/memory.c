@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Where memory figures come from: fdinfo memlock and the memory cgroup. */
+#include <dirent.h>
+#include <limits.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +14,11 @@
 
 #define V1_ROOT "/sys/fs/cgroup/memory"
 #define V2_ROOT "/sys/fs/cgroup"
+/* Our cgroups are PREFIX<pid>: the pid tells a run in progress from a
+ * cgroup left by a process that was killed (SIGKILL cannot be caught). */
+#define PREFIX "mapbench-"
+/* Deep enough for systemd's slices and container runtimes' nesting. */
+#define MAX_DEPTH 8
 
 long long map_memlock(int fd)
 {
@@ -75,11 +84,51 @@ static bool v2_has_memory(void)
 	       strstr(buf, "memory");
 }
 
-int memcg_enter(struct memcg *cg, const char *name)
+/* name is PREFIX<pid> of a process that no longer exists, and dir holds no
+ * task: a live pid (even one reused by another program) is never touched. */
+static bool left_by_dead_process(const char *dir, const char *name)
+{
+	char procs[PATH_MAX + 16], line[32], *end;
+	long pid;
+
+	if (strncmp(name, PREFIX, strlen(PREFIX)))
+		return false;
+	pid = strtol(name + strlen(PREFIX), &end, 10);
+	if (end == name + strlen(PREFIX) || *end || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+		return false;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	return read_first_line(procs, line, sizeof(line)) == -EIO;
+}
+
+/* Remove every cgroup below dir that a killed run left; how many. */
+static int reap_below(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int removed = 0;
+
+	while (d && (e = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+			continue;
+		if (left_by_dead_process(sub, e->d_name))
+			removed += !rmdir(sub);
+		else if (depth < MAX_DEPTH)
+			removed += reap_below(sub, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
+
+int memcg_enter(struct memcg *cg)
 {
 	char own[256], procs[600];
 	const char *root;
-	int err;
+	int err, reaped;
 
 	memset(cg, 0, sizeof(*cg));
 	if (v2_has_memory() && own_cgroup(2, own, sizeof(own))) {
@@ -93,10 +142,14 @@ int memcg_enter(struct memcg *cg, const char *name)
 	} else {
 		return -ENOENT;
 	}
+	reaped = reap_below(root, 0);
+	if (reaped)
+		fprintf(stderr, "mapbench: removed %d memory cgroup%s left by killed runs (" PREFIX "PID, PID gone)\n",
+			reaped, reaped == 1 ? "" : "s");
 	if (!strcmp(own, "/"))
 		own[0] = 0;
 	snprintf(cg->home, sizeof(cg->home), "%s%s/cgroup.procs", root, own);
-	snprintf(cg->dir, sizeof(cg->dir), "%s%s/%s", root, own, name);
+	snprintf(cg->dir, sizeof(cg->dir), "%s%s/" PREFIX "%d", root, own, getpid());
 	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
 		err = -errno;
 		cg->version = 0;

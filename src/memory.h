@@ -17,9 +17,11 @@ struct memcg {
 	int version;		/* 1 or 2; 0 when no memory controller */
 };
 
-/* Create and enter; 0, or -errno with memcg->version 0 when there is no
- * memory controller to use (the caller records "unsupported"). */
-int memcg_enter(struct memcg *cg, const char *name);
+/* Create mapbench-PID and enter it; 0, or -errno with memcg->version 0 when
+ * there is no memory controller to use (the caller records "unsupported").
+ * First removes, with one line on stderr, the mapbench-PID cgroups of
+ * processes that are gone and left them empty (killed with SIGKILL). */
+int memcg_enter(struct memcg *cg);
 /* Bytes charged now; -1 if unreadable. */
 long long memcg_usage(const struct memcg *cg);
 /* The most bytes charged since the cgroup was made (the kernel's htab-mem

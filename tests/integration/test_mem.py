@@ -13,12 +13,37 @@ from conftest import BENCH, run_bench
 SIZE = ["--max-entries", "100K", "-q"]
 
 
+def mapbench_cgroups():
+    """Every mapbench-PID cgroup, in any hierarchy (v1's memory one is under
+    /sys/fs/cgroup too)."""
+    return set(glob.glob("/sys/fs/cgroup/**/mapbench-*", recursive=True))
+
+
+def pid_of(cgroup):
+    return int(cgroup.rsplit("-", 1)[1])
+
+
+@pytest.fixture
 def leftover_cgroups():
-    """mapbench-PID cgroups whose process is gone: left behind. A live PID's
-    cgroup is a run in progress (another checkout's tests, a user's run)."""
-    found = glob.glob("/sys/fs/cgroup/memory/**/mapbench-*", recursive=True) + \
-        glob.glob("/sys/fs/cgroup/**/mapbench-*", recursive=True)
-    return [d for d in found if not os.path.exists(f"/proc/{d.rsplit('-', 1)[1]}")]
+    """mapbench-PID cgroups made since the test began whose process is gone:
+    what the test's runs left behind. Cgroups from before (another machine's
+    user killed a run) and live PIDs' (a run in progress) do not count."""
+    before = mapbench_cgroups()
+    return lambda: sorted(d for d in mapbench_cgroups() - before
+                          if not os.path.exists(f"/proc/{pid_of(d)}"))
+
+
+def own_memory_cgroup():
+    """Where ./bench makes its cgroup: this process's own cgroup in the
+    hierarchy that has the memory controller (v2 where it does, else v1)."""
+    v2 = "/sys/fs/cgroup/cgroup.controllers"
+    version = 2 if os.path.exists(v2) and "memory" in open(v2).read() else 1
+    for line in open("/proc/self/cgroup"):
+        num, ctrl, path = line.rstrip("\n").split(":", 2)
+        if (version == 2 and num == "0") or (version == 1 and ctrl == "memory"):
+            root = "/sys/fs/cgroup" if version == 2 else "/sys/fs/cgroup/memory"
+            return root + path.rstrip("/")
+    pytest.skip("no memory cgroup controller on this machine")
 
 
 def row(doc, i=0):
@@ -33,7 +58,7 @@ def possible_cpus():
                for p in text.split(",") for a, _, b in [p.partition("-")])
 
 
-def test_prealloc_hash_element_is_64_bytes(root, result):
+def test_prealloc_hash_element_is_64_bytes(root, result, leftover_cgroups):
     proc, doc = result("mem", "--key-size", "8", "--value-size", "8", *SIZE)
     assert proc.returncode == 0, proc.stderr
     r = row(doc)
@@ -93,7 +118,7 @@ def test_per_cpu_values_are_separated(root, result):
     assert r["element_bytes"] == r["bytes_per_element"] - r["per_cpu_value_bytes"]
 
 
-def test_all_rows(root, result):
+def test_all_rows(root, result, leftover_cgroups):
     proc, doc = result("mem", "--all", *SIZE)
     assert proc.returncode == 0, proc.stderr
     rows = {r["label"]: r for r in doc["memory"]["rows"]}
@@ -115,7 +140,7 @@ def test_mem_of_a_missing_map_type_is_unsupported(root, result):
 
 @pytest.mark.parametrize("use_case,p", [("overwrite", 1), ("batch_add_batch_del", 1),
                                         ("add_del_on_diff_cpu", 2)])
-def test_htab_mem_samples_memory(root, result, use_case, p):
+def test_htab_mem_samples_memory(root, result, use_case, p, leftover_cgroups):
     proc, doc = result("htab-mem", "--use-case", use_case, "-p", str(p), "-w", "1", "-d", "2")
     assert proc.returncode == 0, proc.stderr
     assert doc["benchmark"] == f"htab-mem-{use_case}"
@@ -129,17 +154,86 @@ def test_htab_mem_samples_memory(root, result, use_case, p):
     assert leftover_cgroups() == []
 
 
-def test_htab_mem_cgroup_is_removed_after_sigint(root, tmp_path):
+def start_until(args, needle, timeout=60):
+    """./bench args started, once a line of its output contains needle (or
+    at once for needle None): a point of the run, not a guessed sleep."""
+    proc = subprocess.Popen([str(BENCH), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + timeout
+    while needle is not None and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        assert line, f"{args} ended before printing {needle!r}"
+        if needle in line:
+            break
+    return proc
+
+
+def test_htab_mem_cgroup_is_removed_after_sigint(root, tmp_path, leftover_cgroups):
     path = tmp_path / "r.json"
-    proc = subprocess.Popen([str(BENCH), "htab-mem", "-w", "0", "-d", "30", "--json", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    proc = start_until(["htab-mem", "-w", "0", "-d", "30", "--json", str(path)], "Iter")
     assert glob.glob(f"/sys/fs/cgroup/**/mapbench-{proc.pid}", recursive=True)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGINT
     assert json.loads(path.read_text())["status"] == "interrupted"
     assert leftover_cgroups() == []
+
+
+MEM_RUN = ["mem", "--max-entries", "64K"]
+HTAB_MEM_RUN = ["-p", "2", "-a", "htab-mem", "--use-case", "overwrite", "-w", "0", "-d", "30"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (MEM_RUN, None), (MEM_RUN, "Memory per element"), (MEM_RUN, "htab "),
+    (HTAB_MEM_RUN, None), (HTAB_MEM_RUN, "Setting up"), (HTAB_MEM_RUN, "Iter"),
+], ids=["mem-at-start", "mem-after-header", "mem-after-row",
+        "htab-mem-at-start", "htab-mem-in-setup", "htab-mem-measuring"])
+def test_a_run_removes_what_killed_runs_left(root, args, needle):
+    """SIGKILL cannot be caught: a run killed at any point may leave its
+    cgroup; the next run that makes one removes it, and says so."""
+    killed = start_until(args, needle)
+    killed.kill()
+    killed.wait()
+    proc = run_bench(*MEM_RUN, "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert not glob.glob(f"/sys/fs/cgroup/**/mapbench-{killed.pid}", recursive=True)
+
+
+def planted(name):
+    """A mapbench-like cgroup made by the test in ./bench's own place."""
+    path = os.path.join(own_memory_cgroup(), name)
+    os.mkdir(path)
+    return path
+
+
+def test_a_stale_cgroup_of_a_dead_pid_is_removed_with_one_line(root):
+    dead = int(open("/proc/sys/kernel/pid_max").read())    # pids are below pid_max
+    path = planted(f"mapbench-{dead}")
+    try:
+        proc = run_bench(*MEM_RUN, "-q")
+    finally:
+        gone = not os.path.exists(path)
+        if not gone:
+            os.rmdir(path)
+    assert proc.returncode == 0, proc.stderr
+    assert gone
+    lines = [x for x in proc.stderr.splitlines() if "memory cgroup" in x]
+    assert lines == ["mapbench: removed 1 memory cgroup left by killed runs (mapbench-PID, PID gone)"]
+
+
+def test_a_live_pids_cgroup_is_kept(root):
+    """A live PID is a run in progress (or a reused PID): never touched."""
+    sleeper = subprocess.Popen(["sleep", "60"])
+    path = planted(f"mapbench-{sleeper.pid}")
+    try:
+        proc = run_bench(*MEM_RUN, "-q")
+        assert proc.returncode == 0, proc.stderr
+        assert os.path.isdir(path)
+        assert "removed" not in proc.stderr
+    finally:
+        os.rmdir(path)
+        sleeper.kill()
+        sleeper.wait()
 
 
 @pytest.mark.parametrize("args,needle", [
