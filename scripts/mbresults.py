@@ -12,7 +12,7 @@ import math
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -70,8 +70,9 @@ ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 execut
                      "not; a memory-saving patch needs host-clock or KVM runs for its speed and "
                      "`./bench mem` for its bytes.")
 # The smallest change that matters, by clock, where a policy does not say:
+# five runs on a shared machine cannot tell less than about 5% from noise;
 # a noise-free clock sees 0.01%, which is real but rarely worth a patch.
-MIN_EFFECT_PCT = {"host": 0.0, "icount": 0.5}
+MIN_EFFECT_PCT = {"host": 5.0, "icount": 0.5}
 # Runs a side before a verdict: a noise-free clock needs two (boots) a side.
 MIN_RUNS = {"host": DEFAULT_MIN_RUNS, "icount": 2}
 
@@ -355,14 +356,25 @@ def per_boot(runs):
         else:
             out.append(r)
     for group in boots.values():
-        first = group[0]
-        if len(group) > 1:
-            first = Run(first.source, first.benchmark, first.params,
-                        {m: float(np.median([g.metrics[m] for g in group])) for m in first.metrics},
-                        first.env, sum(g.duration for g in group), first.units,
-                        float(np.median([g.within_cv for g in group])))
-        out.append(first)
+        out.append(pooled(group))
     return out
+
+
+def pooled(group):
+    """One Run for runs of one configuration: their median metrics, summed
+    duration and median within-run CV; everything else (units, directions,
+    environment, per-producer figures) from the first, so nothing a run
+    carries is lost."""
+    first = group[0]
+    if len(group) == 1:
+        return first
+    shared = [m for m in first.metrics if all(m in g.metrics for g in group)]
+    per_producer = [float(np.median(x)) for x in zip(*(g.per_producer for g in group))]
+    return replace(first, metrics={m: float(np.median([g.metrics[m] for g in group]))
+                                   for m in shared},
+                   duration=sum(g.duration for g in group),
+                   within_cv=float(np.median([g.within_cv for g in group])),
+                   per_producer=per_producer)
 
 
 def check_one_set(runs, path):
@@ -462,7 +474,8 @@ class Comparison:
     ci_high: float
     p: float
     p_adj: float = math.nan        # set by whoever corrects for many comparisons
-    verdict: str = ""
+    verdict: str = ""              # one of verdict.VERDICTS, set by verdict.judge
+    result: str = ""               # the verdict in words, with its reason
     mde: float = math.nan          # minimum detectable effect, % (mde_pct)
     direction: int = +1            # +1 higher is better, -1 lower
     unit: str = ""
@@ -756,20 +769,6 @@ def too_few(c, min_runs):
     return f"too few runs ({len(c.a)}/{len(c.b)} of {min_runs} a side: {more} more)"
 
 
-def verdict(c, alpha, min_runs, min_effect_pct=0.0):
-    """The change's significance ("different") and size ("matters": at least
-    min_effect_pct), in one phrase."""
-    if too_few(c, min_runs):
-        return too_few(c, min_runs)
-    if math.isnan(c.p) or c.p >= alpha:
-        return "no significant change"
-    if abs(c.delta_pct) < min_effect_pct:
-        return f"different, but under {min_effect_pct:g}%: does not matter"
-    word = "improvement" if c.good() > 0 else "regression"
-    return f"{word} (different, and matters: {min_effect_pct:g}% or more)" if min_effect_pct \
-        else word
-
-
 def fmt_num(v, digits=3):
     """digits decimals, and at least three significant digits for small values
     (0.000228 K ops/s must not read 0.000)."""
@@ -784,7 +783,7 @@ def better(direction):
     return "higher is better" if direction > 0 else "lower is better"
 
 
-def comparison_json(c, verdict_text, min_runs=None):
+def comparison_json(c, min_runs=None):
     """One row of --json (compare, report, gate): the same fields whoever prints it."""
     def side(v):
         return {"mean": float(np.mean(v)), "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0,
@@ -795,7 +794,9 @@ def comparison_json(c, verdict_text, min_runs=None):
             "after": side(c.b), "delta_pct": c.delta_pct,
             "ci": [None if math.isnan(x) else x for x in (c.ci_low, c.ci_high)],
             "ci_reliable": min_runs is None or not too_few(c, min_runs),
-            "mde_pct": None if math.isnan(c.mde) else c.mde, "verdict": verdict_text}
+            "p_holm": None if math.isnan(c.p_adj) else c.p_adj,
+            "mde_pct": None if math.isnan(c.mde) else c.mde, "verdict": c.verdict,
+            "result": c.result}
 
 
 def print_json(rows, **extra):

@@ -32,10 +32,11 @@ def test_compare_report_and_gate_give_the_same_delta(slowdown):
                 ("figure", "M ops/s throughput", "higher is better")
             assert r["delta_pct"] == pytest.approx(c["delta_pct"], abs=1e-9)
             assert r["before"] == c["before"] and r["after"] == c["after"]
-            for field in ("ci", "mde_pct", "verdict"):
-                assert field in r
+            for field in ("ci", "mde_pct", "p_holm", "verdict", "result"):
+                assert r[field] == c[field], (tool, field)
     lookup = next(r for k, r in rows["gate"].items() if k[0] == "htab-lookup")
-    assert lookup["verdict"] == "REGRESSION" and lookup["delta_pct"] < -8
+    assert lookup["verdict"] == "regression" and lookup["delta_pct"] < -8
+    assert lookup["result"] == "REGRESSION"
 
 
 def test_one_metric_switches_every_script(slowdown):
@@ -84,7 +85,7 @@ def test_mem_bytes_are_lower_is_better(tmp_path):
         for i in range(5):
             (tmp_path / side / f"m{i}.json").write_text(json.dumps(mem_doc(v + i * 0.01)))
     row = next(iter(rows_of("gate", tmp_path / "a", tmp_path / "b").values()))
-    assert row["direction"] == "lower is better" and row["verdict"] == "pass"
+    assert row["direction"] == "lower is better" and row["verdict"] == "improvement"
 
 
 def test_a_text_file_that_is_not_a_kernel_log_is_refused():

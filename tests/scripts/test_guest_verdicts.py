@@ -1,0 +1,111 @@
+"""Guest-shaped sets (scripts/vmrun: a vm block, a boot id, several runs per
+boot, a warmup run first): pooling a boot's runs keeps what they carry, and
+compare, gate, report and ab's per-patch table give one verdict, in the
+right direction, for memory and for throughput."""
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT, script_module
+from test_analysis import ENV, result_doc, script
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import mbresults as mb  # noqa: E402
+
+VM = {"accelerator": "tcg", "clock": "icount", "icount_shift": 0, "qemu_version": "7.2.0",
+      "vcpus": 2, "memory_mib": 2048, "kernel_image": "bzImage", "boots_of_kernel": 2}
+
+
+def guest_env(kernel, boot, warmup):
+    return dict(ENV, kernel_release=kernel, boot_id=f"{kernel}-boot-{boot}",
+                vm=dict(VM, boot=boot, boot_of_kernel=boot, warmup=warmup))
+
+
+def mem_doc(bytes_per_element):
+    row = {"label": "htab", "map": "htab", "status": "ok", "map_type": "BPF_MAP_TYPE_HASH",
+           "prealloc": True, "key_size": 8, "value_size": 8,
+           "bytes_per_element": bytes_per_element, "element_bytes": bytes_per_element,
+           "fixed_bytes": 0, "per_cpu_value_bytes": None, "charged_bytes_per_element": None,
+           "points": []}
+    return {"schema": "mapbench-result", "schema_version": 2, "status": "complete",
+            "benchmark": "mem", "family": "mem", "command": ["./bench", "mem"],
+            "params": {"map": "htab", "key_size": 8, "value_size": 8, "max_entries": 1000000},
+            "memory": {"cgroup": "none", "sizes": [524289, 1000000], "rows": [row]}}
+
+
+def lookup_doc(figure):
+    doc = result_doc("htab-lookup", [figure] * 3)
+    for s in doc["samples"]:
+        s["producers"] = [{"ops": 1000, "ns": 1000 * 1000 / figure}]
+    return doc
+
+
+def guest_set(folder, kernel, make, value, boots=2, runs=3):
+    """What vmrun leaves: per boot a warmup run, then runs whose figures
+    differ in the seventh digit, as icount runs do."""
+    for boot in range(1, boots + 1):
+        for n in range(runs + 1):
+            doc = make(value * (1 + 1e-7 * n))
+            doc["environment"] = guest_env(kernel, boot, warmup=n == 0)
+            path = folder / f"boot-{boot}" / f"run-{n}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(doc))
+    return folder
+
+
+def rows(tool, a, b):
+    proc = script(tool, a, b, "--json")
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    return json.loads(proc.stdout)["rows"]
+
+
+def test_a_pooled_boot_keeps_what_its_runs_carry(tmp_path):
+    runs = mb.load_path(guest_set(tmp_path / "m", "7.2.13", mem_doc, 64.0))
+    assert len(runs) == 2 and {r.benchmark for r in runs} == {"mem"}   # one per boot
+    for r in runs:
+        assert r.direction("figure") == -1 and r.unit("figure") == "B bytes per element"
+    runs = mb.load_path(guest_set(tmp_path / "l", "7.2.13", lookup_doc, 5.334))
+    assert len(runs) == 2
+    for r in runs:
+        assert r.direction("figure") == +1 and "[icount: 1 ns = 1 instruction]" in r.unit("figure")
+        assert r.per_producer == pytest.approx([5.334], rel=1e-5)
+        assert r.metrics["figure"] == pytest.approx(5.334 * (1 + 2e-7))   # median of 3 runs
+
+
+# (benchmark's doc, before, after, the verdict every tool must give)
+CASES = {
+    "memory-wasting": (mem_doc, 64.0, 96.0, "regression"),
+    "memory-saving": (mem_doc, 64.0, 32.0, "improvement"),
+    "slower": (lookup_doc, 5.334, 5.281, "regression"),
+    "faster": (lookup_doc, 5.334, 5.400, "improvement"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_tool_gives_one_verdict_in_the_right_direction(tmp_path, case):
+    make, before, after, expected = CASES[case]
+    a = guest_set(tmp_path / "a", "7.2.13", make, before)
+    b = guest_set(tmp_path / "b", "7.2.13-patched", make, after)
+    verdicts = {tool: [(r["verdict"], r["result"], r["direction"]) for r in rows(tool, a, b)]
+                for tool in ("compare", "gate", "report")}
+    assert verdicts["compare"] == verdicts["gate"] == verdicts["report"], verdicts
+    (verdict, _, direction), = verdicts["gate"]
+    assert verdict == expected
+    assert direction == ("lower is better" if make is mem_doc else "higher is better")
+    gate = script("gate", a, b)
+    assert gate.returncode == (1 if expected == "regression" else 0), gate.stdout
+    ab = script_module("ab")
+    table, regressed = ab.series_table([a, b], ["0001-the.patch"], None)
+    assert bool(regressed) == (expected == "regression"), table
+    wording = "REGRESSION" if expected == "regression" else "improvement"
+    assert table.splitlines()[2].endswith(wording), table
+
+
+def test_a_rank_test_says_it_cannot_judge_two_boots(tmp_path):
+    """With 2 runs a side Mann-Whitney U never goes below p = 1/3: the row
+    says so instead of calling a 1% change "no significant change"."""
+    a = guest_set(tmp_path / "a", "7.2.13", lookup_doc, 5.334)
+    b = guest_set(tmp_path / "b", "7.2.13-patched", lookup_doc, 5.281)
+    out = script("compare", a, b, "--test", "mwu").stdout
+    assert "inconclusive: Mann-Whitney U cannot reach p" in out and "2/2 runs" in out, out
