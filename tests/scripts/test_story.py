@@ -140,6 +140,23 @@ def test_summary_plot_shows_every_configuration_named_after_the_set(slowdown, tm
     assert curve.returncode == 3 and "--kind summary shows every configuration" in curve.stderr
 
 
+def test_a_dotted_label_keeps_every_summary_chart(tmp_path):
+    """make run's label is the kernel release (quick-6.18.44-fc-v1045): its
+    dots are part of the name, never an extension to cut, so each unit's
+    chart keeps a file of its own."""
+    label = tmp_path / "quick-6.18.44-fc-v1045"
+    write_set(label, "htab-lookup", [10.0, 10.5])
+    write_set(label, "htab-mem-overwrite", [120.0, 121.0], figure=("per-prod-op", "k/s", "wall"))
+    proc = script("plot", label, "--kind", "summary", "--out", tmp_path / "plots")
+    assert proc.returncode == 0, proc.stderr
+    charts = {f"quick-6.18.44-fc-v1045-summary-{part}.{ext}"
+              for part in ("m-ops-s-throughput", "k-s-per-prod-op") for ext in ("png", "svg")}
+    assert {p.name for p in (tmp_path / "plots").iterdir()} == charts
+    assert sorted(proc.stdout.split()) == sorted(str(tmp_path / "plots" / c) for c in charts)
+    pngs = [(tmp_path / "plots" / c).read_bytes() for c in sorted(charts) if c.endswith(".png")]
+    assert pngs[0] != pngs[1]
+
+
 def suite_run(tmp_path, *args):
     tiny = tmp_path / "tiny.json"
     tiny.write_text(json.dumps({"description": "one noop", "runs": 1, "warmup": 0, "duration": 1,
