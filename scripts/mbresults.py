@@ -119,6 +119,7 @@ class Run:
     within_cv: float = math.nan     # CV of the run's own one-second samples
     directions: dict = field(default_factory=dict)  # metric -> direction where not METRICS'
     per_producer: list = field(default_factory=list)  # M events/s of each producer
+    runs: int = 1                   # ./bench runs behind it (a guest boot's, pooled)
 
     def key(self, ignore=()):
         """(benchmark, parameters as JSON): the group the run belongs to; the
@@ -197,7 +198,8 @@ def _runs_of(doc, source):
             if fill.get("charged") is not None:
                 metrics["charged_at_fill"] = fill["charged"]
             runs.append(Run(source, "mem", p, metrics, env,
-                            units={"figure": "B bytes per element"}, directions={"figure": -1}))
+                            units={"figure": figure_unit("B", "bytes per element")},
+                            directions={"figure": -1}))
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
     if not measured:
@@ -213,7 +215,7 @@ def _runs_of(doc, source):
         if memory.get(m) is not None:
             metrics[m] = memory[m]
     dur = sum(s["interval_ns"] for s in measured) / 1e9
-    units = {"figure": f"{figure['unit']} {figure['name']}"}
+    units = {"figure": figure_unit(figure["unit"], figure["name"])}
     for c in (doc.get("perf") or {}).get("counters", []):
         if c["name"] in PERF_METRICS and c["status"] == "ok":
             metrics[c["name"]] = c["per_op"]
@@ -223,6 +225,20 @@ def _runs_of(doc, source):
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
                 cv if cv is not None else math.nan, per_producer=per_producer(doc, measured))]
+
+
+# Units that name their noun only by a symbol.
+UNIT_NOUNS = {"B": "bytes"}
+
+
+def figure_unit(unit, name):
+    """A figure's unit and name as one label, the name's first word left out
+    where the unit already says it: "M ops/s throughput", "k/s per-prod-op",
+    "M events/s per producer" (not "M events/s events per producer"), "B per
+    element"."""
+    first, _, rest = name.partition(" ")
+    said = first in unit.replace("/", " ").split() or UNIT_NOUNS.get(unit) == first
+    return f"{unit} {rest}" if said and rest else f"{unit} {name}"
 
 
 # bpf-hashmap-full-update's kernel line: "3:hash_map_full_perf 20330000 events per sec"
@@ -286,7 +302,7 @@ def parse_kernel_bench(text, source):
         if per_cpu:
             v = float(np.mean(per_cpu))
             runs.append(Run(source, default, {"source": "kernel-bench"}, {"figure": v},
-                            units={"figure": "M events/s events per producer"},
+                            units={"figure": figure_unit("M events/s", "events per producer")},
                             per_producer=per_cpu))
     for line in text.splitlines():
         m = _SUMMARY.match(line)
@@ -374,7 +390,7 @@ def pooled(group):
                                    for m in shared},
                    duration=sum(g.duration for g in group),
                    within_cv=float(np.median([g.within_cv for g in group])),
-                   per_producer=per_producer)
+                   per_producer=per_producer, runs=sum(g.runs for g in group))
 
 
 def check_one_set(runs, path):

@@ -64,7 +64,7 @@ def test_a_pooled_boot_keeps_what_its_runs_carry(tmp_path):
     runs = mb.load_path(guest_set(tmp_path / "m", "7.2.13", mem_doc, 64.0))
     assert len(runs) == 2 and {r.benchmark for r in runs} == {"mem"}   # one per boot
     for r in runs:
-        assert r.direction("figure") == -1 and r.unit("figure") == "B bytes per element"
+        assert r.direction("figure") == -1 and r.unit("figure") == "B per element"
     runs = mb.load_path(guest_set(tmp_path / "l", "7.2.13", lookup_doc, 5.334))
     assert len(runs) == 2
     for r in runs:
@@ -109,3 +109,10 @@ def test_a_rank_test_says_it_cannot_judge_two_boots(tmp_path):
     b = guest_set(tmp_path / "b", "7.2.13-patched", lookup_doc, 5.281)
     out = script("compare", a, b, "--test", "mwu").stdout
     assert "inconclusive: Mann-Whitney U cannot reach p" in out and "2/2 runs" in out, out
+
+
+def test_the_report_counts_runs_and_boots(tmp_path):
+    a = guest_set(tmp_path / "a", "7.2.13", lookup_doc, 5.334)
+    out = script("report", a).stdout
+    assert "Runs: 6 per configuration x 3 s measured, in 2 boots (a boot's runs pooled " \
+           "into one sample)" in out, out

@@ -185,3 +185,15 @@ def test_resume_only_with_the_same_settings(root, tmp_path):
 def test_bench_version_is_the_build_revision(root):
     proc = run_bench("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("mapbench ")
+
+
+@pytest.mark.parametrize("unit,name,label", [
+    ("M ops/s", "throughput", "M ops/s throughput"), ("k/s", "per-prod-op", "k/s per-prod-op"),
+    ("M events/s", "events per producer", "M events/s per producer"),
+    ("B", "bytes per element", "B per element"),
+    ("K ops/s", "in-kernel throughput", "K ops/s in-kernel throughput")])
+def test_a_unit_label_says_each_word_once(unit, name, label):
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import mbresults as mb
+    assert mb.figure_unit(unit, name) == label
