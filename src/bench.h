@@ -70,6 +70,7 @@ struct plan {
 	bool quiet;
 	bool verbose;
 	bool dry_run;			/* validate the options, load nothing */
+	int guest_cpus;			/* --dry-run for a guest with this many CPUs, or 0 */
 	bool perf;			/* --perf: counters of the producer threads */
 	enum placement placement;	/* --placement: prod_cpus chosen by topology */
 	const char *iface;		/* --trigger nic: the interface */

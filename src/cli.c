@@ -14,12 +14,13 @@ enum {
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
-	OPT_FROM_RESULT, OPT_VERSION,
+	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS,
 };
 
 /* The options that say how to run and report, not what: the only ones that
  * go with --from-result. */
 static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_DRY_RUN,
+				     OPT_GUEST_CPUS, OPT_LIST_OPTIONS,
 				     OPT_CONTRACTS, OPT_FROM_RESULT, OPT_VERSION };
 
 static const struct option long_opts[] = {
@@ -32,8 +33,10 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "list", no_argument, NULL, 'l' },
+	{ "list-options", no_argument, NULL, OPT_LIST_OPTIONS },
 	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "guest-cpus", required_argument, NULL, OPT_GUEST_CPUS },
 	{ "from-result", required_argument, NULL, OPT_FROM_RESULT },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "perf", no_argument, NULL, OPT_PERF },
@@ -102,11 +105,15 @@ void cli_usage(FILE *f)
 "      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
 "                          kernel has it)\n"
 "  -l, --list              list benchmarks\n"
+"      --list-options      every option, whether it takes a value, a line each\n"
 "  -h, --help              this text, and every benchmark's defaults\n"
 "      --version           the mapbench revision (git describe) of this build\n"
 "      --contracts         each benchmark's workload and figure (unit, clock)\n"
 "      --dry-run           check the benchmark and its options, print the resolved\n"
 "                          plan (the result's params), load nothing\n"
+"      --guest-cpus N      with --dry-run: check the CPUs the options name against a\n"
+"                          machine with CPUs 0..N-1 online (scripts/vmrun's guest),\n"
+"                          not this one; --placement is then left to the guest\n"
 "      --from-result FILE  run the plan an earlier result recorded (its params)\n"
 "      --placement P       pin producers by topology: compact (one LLC's cores first),\n"
 "                          spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)\n"
@@ -201,6 +208,16 @@ void cli_list(FILE *f)
 		for (int a = 0; a < 3 && b->aliases[a]; a++)
 			fprintf(f, "%s%s", a ? ", " : " (alias: ", b->aliases[a]);
 		fprintf(f, "%s\n", b->aliases[0] ? ")" : "");
+	}
+}
+
+void cli_options(FILE *f)
+{
+	for (const struct option *o = long_opts; o->name; o++) {
+		fprintf(f, "--%s %s", o->name, o->has_arg ? "value" : "flag");
+		if (o->val < 256)
+			fprintf(f, " -%c", o->val);
+		fputc('\n', f);
 	}
 }
 
@@ -312,7 +329,9 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case 'l': *action = CLI_LIST; break;
 		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
 		case OPT_VERSION: *action = CLI_VERSION; break;
+		case OPT_LIST_OPTIONS: *action = CLI_OPTIONS; break;
 		case OPT_DRY_RUN: given->dry_run = true; break;
+		case OPT_GUEST_CPUS: NUM("guest-cpus", 1, 4096, given->guest_cpus); break;
 		case OPT_FROM_RESULT: given->from_result = optarg; break;
 		case OPT_PERF: given->perf = true; break;
 		/* Names in enum placement order. */
@@ -356,6 +375,10 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 	}
 	if (*action != CLI_RUN)
 		return EXIT_OK;
+	if (given->guest_cpus && !given->dry_run) {
+		mb_err("--guest-cpus checks a guest's plan: give it with --dry-run");
+		return EXIT_USAGE;
+	}
 	if (given->from_result) {
 		if (optind < argc || workload_opts) {
 			mb_err("--from-result runs the recorded plan as it is: give only --json, --label, -q, -v or --dry-run with it");

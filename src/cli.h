@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "bench.h"
 
-enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION };
+enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION, CLI_OPTIONS };
 
 /* Parse argv into what the user gave (-1 / NULL for the rest; with
  * --from-result, what that result recorded). EXIT_OK, or an exit status
@@ -15,6 +15,9 @@ void cli_usage(FILE *f);
 /* Every benchmark's plan with no option given, one line each. */
 void cli_defaults(FILE *f);
 void cli_list(FILE *f);
+/* --list-options: "--NAME value|flag [-X]" a line, for scripts that must
+ * tell an option's value from the benchmark's name (scripts/vmrun). */
+void cli_options(FILE *f);
 /* The contract table (org): benchmark, alias, workload, key walk, trigger,
  * loop, batch, figure, unit, clock. */
 void cli_contracts(FILE *f);

@@ -11,9 +11,17 @@
 
 #define MAX_CPUS 4096
 
+/* --guest-cpus: the CPUs of the machine the plan is for, when not this one. */
+static int assumed_cpus;
+
+void cpu_assume_online(int n)
+{
+	assumed_cpus = n;
+}
+
 int cpu_online_count(void)
 {
-	return sysconf(_SC_NPROCESSORS_ONLN);
+	return assumed_cpus ?: sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 bool cpu_is_online(int cpu)
@@ -22,6 +30,8 @@ bool cpu_is_online(int cpu)
 	static int n = -1;
 	char buf[4096];
 
+	if (assumed_cpus)
+		return cpu >= 0 && cpu < assumed_cpus;
 	if (n < 0 && !read_first_line("/sys/devices/system/cpu/online", buf, sizeof(buf)))
 		n = parse_cpuset(buf, cpus, MAX_CPUS);
 	if (n < 0)
@@ -55,6 +65,9 @@ int cpu_plan(struct plan *plan)
 {
 	bool all = plan->nr_prod_cpus == MAX_PRODUCERS;	/* -a */
 
+	/* another machine's topology is not readable here: its run places them */
+	if (plan->placement != PLACE_NONE && assumed_cpus)
+		return EXIT_OK;
 	if (plan->placement != PLACE_NONE)
 		return place_by_topology(plan);
 	if (!plan->nr_prod_cpus)

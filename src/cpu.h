@@ -9,6 +9,8 @@
 int cpu_plan(struct plan *plan);
 /* Pin the calling thread to one CPU; 0 or -errno. */
 int cpu_pin_self(int cpu);
+/* Answer for a machine with CPUs 0..n-1 online (--dry-run --guest-cpus). */
+void cpu_assume_online(int n);
 int cpu_online_count(void);
 bool cpu_is_online(int cpu);
 

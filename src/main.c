@@ -185,11 +185,17 @@ int main(int argc, char **argv)
 		cli_contracts(stdout);
 		return EXIT_OK;
 	}
+	if (action == CLI_OPTIONS) {
+		cli_options(stdout);
+		return EXIT_OK;
+	}
 	if (action == CLI_VERSION) {
 		printf("mapbench %s\n", mapbench_revision());
 		return EXIT_OK;
 	}
 	log_setup(given.verbose);
+	if (given.guest_cpus)
+		cpu_assume_online(given.guest_cpus);
 	err = plan_resolve(&given, &plan);
 	if (err)
 		return err;

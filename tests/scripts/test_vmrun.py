@@ -34,8 +34,12 @@ def test_frames_keeps_complete_files_only():
 
 def test_config_ids_and_job_order():
     v = vmrun_module()
-    assert v.config_id(["htab-lookup", "--max-entries", "1K", "-a"]) == \
+    valued = {"--max-entries", "-p", "--use-case", "--prefix_len", "--nr_entries"}
+    assert v.config_id(["htab-lookup", "--max-entries", "1K", "-a"], valued) == \
         "htab-lookup,max-entries=1K,a"
+    # a flag before the benchmark is a flag, not an option with a value
+    assert v.config_id(["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"], valued) == \
+        "p=8,a,htab-mem,use-case=overwrite"
     todo, job = v.job_script([("x", ["htab-lookup"]), ("y", ["lpm-trie-lookup", "-p", "2"])],
                              1, 2, 0, 1)
     # Every configuration's warmup first, then the measured runs round-robin.
@@ -43,7 +47,7 @@ def test_config_ids_and_job_order():
     assert job.splitlines()[1] == "run 1:w0 -w 0 -d 1 lpm-trie-lookup -p 2"
     _, job = v.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
     assert job == "run 0:r0 -w 0 -d 1 --zero-seed htab-lookup\n"
-    assert v.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"]) == \
+    assert v.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"], valued) == \
         "prefix_len=32,nr_entries=10000,lpm-trie-noop"
 
 
@@ -173,3 +177,25 @@ def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
     mine = f"-kernel {debian_6_12.resolve()} -initrd [^ ]*mapbench-vm-"
     left = subprocess.run(["pgrep", "-f", "--", mine], capture_output=True)
     assert left.returncode == 1, left.stdout
+
+
+def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
+    """vmrun --smp 8 on a 2-CPU host: -p 8 -a fits the guest, so its check
+    passes; the label names -a as the flag it is."""
+    v = vmrun_module()
+    v.build_static_bench()
+    argv = ["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"]
+    assert v.config_id(argv, v.valued_options()) == "p=8,a,htab-mem,use-case=overwrite"
+
+    def dry(*args):
+        return subprocess.run([str(v.STATIC_BENCH), "--dry-run", *args, *argv],
+                              capture_output=True, text=True)
+    ok = dry("--guest-cpus", "8")
+    assert ok.returncode == 0 and '"prod_cpus":[0,1,2,3,4,5,6,7]' in ok.stdout, ok.stderr
+    small = dry("--guest-cpus", "4")
+    assert small.returncode == 1
+    assert small.stderr.strip() == \
+        "mapbench: more pinned producers (8) than online CPUs (4): lower -p or drop -a"
+    alone = subprocess.run([str(v.STATIC_BENCH), "--guest-cpus", "8", *argv],
+                           capture_output=True, text=True)
+    assert alone.returncode == 1 and "give it with --dry-run" in alone.stderr
