@@ -146,19 +146,18 @@ def test_add_del_on_diff_cpu_takes_turns(root, result, prealloc):
 def test_more_producers_than_cpus_deliver_no_more_than_the_cpus(root, result):
     """Throughput is what the machine delivered: with twice as many producers as
     CPUs it stays below what the CPUs can do at the in-kernel rate, far below the
-    sum of the producers' in-kernel rates, and the result says they share CPUs."""
+    sum of the producers' in-kernel rates, and the result says they share CPUs.
+    Every bound is within the one run: a run before it, on a machine whose
+    load changes, would be a different machine."""
     ncpu = os.cpu_count()
-    # against a producer per CPU, run just before: a busy machine takes from both
-    _, full = result("htab-lookup", "-p", str(ncpu), *SHORT)
     proc, many = result("htab-lookup", "-p", str(2 * ncpu), *SHORT)
     assert proc.returncode == 0, proc.stderr
     total = many["summary"]["throughput_mops"]["mean"]
     rate = many["summary"]["kernel_mops_per_producer"]["mean"]
     assert total <= rate * ncpu * 1.05
     assert total < 0.75 * rate * 2 * ncpu
-    assert total >= 0.6 * full["summary"]["throughput_mops"]["mean"]
     assert many["warnings"] and "online CPUs" in many["warnings"][0]
-    assert "Warning:" in proc.stdout and not full["warnings"]
+    assert "Warning:" in proc.stdout
 
 
 @pytest.mark.slow
