@@ -69,6 +69,7 @@ def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fa
       "--", "htab-lookup"], 64, "at least two patches"),
     (["--src", "/tmp", "--series", str(FIXTURES / "series"), "--until-mde", "1", "--",
       "htab-lookup"], 64, "one pair of kernels"),
+    (["--src", "/tmp", "-j", "0", "--", "htab-lookup"], 64, "-j/--jobs must be at least 1"),
 ])
 def test_ab_bad_input_is_one_line(args, status, says):
     one_line(script(AB, *args), status, says)

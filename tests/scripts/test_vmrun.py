@@ -1,9 +1,13 @@
 """scripts/vmrun: guests booted from real Debian kernel images (TCG), the
 result stream over the second serial port, and its input errors."""
+import argparse
 import json
+import os
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +92,7 @@ def test_the_clock_follows_the_accelerator():
     (["--kernel", __file__, "--label", "a", "--label", "b", "--", "htab-lookup"], 64,
      "give one per kernel"),
     (["--kernel", __file__], 64, "nothing to run"),
+    (["--kernel", __file__, "-j", "0", "--", "htab-lookup"], 64, "-j/--jobs must be at least 1"),
     (["--kernel", __file__, "--peer", "kernel", "--", "htab-mem"], 64,
      "--peer kernel and --kernel-src SRC go together"),
     (["--kernel", __file__, "--peer-btf", "/x", "--", "htab-mem"], 64,
@@ -199,3 +204,55 @@ def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
     alone = subprocess.run([str(v.STATIC_BENCH), "--guest-cpus", "8", *argv],
                            capture_output=True, text=True)
     assert alone.returncode == 1 and "give it with --dry-run" in alone.stderr
+
+
+def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
+    """Guests run at once (-j) finish in any order: a file's number comes from
+    its boot and run, after the files a set already had (ab adds rounds)."""
+    v = vmrun_module()
+    args = argparse.Namespace(seed=1, boots=2, order="alternate", runs=2, warmup_runs=1)
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "cfg").mkdir(parents=True)
+    (a / "cfg" / "run-3.json").write_text("{}")          # from an earlier vmrun
+    plan = v.Plan(args, [Path("A"), Path("B")], [str(a), str(b)], [("cfg", ["htab-lookup"])])
+    assert plan.boots == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    names = {(k, name, boot): plan.path(k, name, boot).relative_to(tmp_path).as_posix()
+             for k in (0, 1) for boot in (1, 0) for name in ("0:r1", "0:w0", "0:r0")}
+    assert names[(0, "0:r0", 0)] == "a/cfg/run-4.json"
+    assert names[(0, "0:r1", 1)] == "a/cfg/run-7.json"
+    assert names[(1, "0:r0", 0)] == "b/cfg/run-1.json"
+    assert names[(1, "0:r1", 1)] == "b/cfg/run-4.json"
+    assert names[(1, "0:w0", 1)] == "b/cfg/warmup-2.json"
+    assert plan.path(1, "0:r1:k", 1, ".log", peer=True) == tmp_path / "b-kernel/cfg/run-4.log"
+    assert len(set(names.values())) == len(names)
+
+
+def test_the_host_clock_boots_one_guest_at_a_time(capsys):
+    v = vmrun_module()
+    assert v.parallel_boots(None, "icount") == os.cpu_count()
+    assert v.parallel_boots(3, "icount") == 3
+    assert v.parallel_boots(4, "host") == 1
+    assert "-j 4 ignored" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_guests_at_once_give_the_figures_of_guests_one_at_a_time(root, debian_6_12, tmp_path):
+    """Under icount a guest's figures do not depend on the host's load: two
+    guests at once measure what one at a time does (within the clock's own
+    run-to-run spread), in files of the same names. The wall times are
+    printed, not asserted: they are the machine's."""
+    sets, took = {}, {}
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        t0 = time.monotonic()
+        proc = vmrun("--kernel", debian_6_12, "--label", out, "--accel", "tcg", "--boots", 2,
+                     "--runs", 2, "-w", 0, "-d", 1, "-j", jobs, "--",
+                     "htab-lookup", "--max-entries", "1K")
+        took[jobs] = time.monotonic() - t0
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        sets[jobs] = {f.relative_to(out): json.loads(f.read_text())["summary"]["figure"]["median"]
+                      for f in out.glob("*/run-*.json")}
+    print(f"wall time: -j 1 {took[1]:.1f} s, -j 2 {took[2]:.1f} s ({took[2] / took[1]:.0%})")
+    assert sets[1].keys() == sets[2].keys() and len(sets[1]) == 4
+    runs = list(sets[1].values()) + list(sets[2].values())
+    assert max(runs) / min(runs) - 1 < 1e-4      # icount runs of one kernel: within 0.01%
