@@ -412,6 +412,13 @@ def test_scaling_plot_and_efficiency(tmp_path):
     assert rows[("placement=compact", "4")] == "0.75"
     assert rows[("placement=spread-llc", "4")] == "1.00"
     assert (tmp_path / "plots" / "scaling-scaling.png").stat().st_size > 1000
+    assert "take turns" not in proc.stdout
+    for f in d.glob("*.json"):      # the same runs from a TCG guest: turns, not scaling
+        doc = json.loads(f.read_text())
+        doc["environment"]["vm"] = {"accelerator": "tcg", "clock": "icount"}
+        f.write_text(json.dumps(doc))
+    guest = script("plot", d, "--kind", "scaling", "--out", tmp_path / "plots")
+    assert guest.returncode == 0 and "vCPUs take turns on one host thread" in guest.stdout
     one = script("plot", d / "compact-1-0.json", "--kind", "scaling")
     assert one.returncode == 3 and "two producer counts" in one.stderr
 

@@ -256,3 +256,54 @@ def test_guests_at_once_give_the_figures_of_guests_one_at_a_time(root, debian_6_
     assert sets[1].keys() == sets[2].keys() and len(sets[1]) == 4
     runs = list(sets[1].values()) + list(sets[2].values())
     assert max(runs) / min(runs) - 1 < 1e-4      # icount runs of one kernel: within 0.01%
+
+
+def test_a_topology_is_a_qemu_machine_shape():
+    v = vmrun_module()
+    argv = v.qemu_argv("img", "rd", "out", "tcg", 64, 4096, "icount", "epyc-2s-8ccx")
+    assert argv[argv.index("-smp") + 1] == "64,sockets=2,dies=4,cores=4,threads=2"
+    assert argv[argv.index("-cpu") + 1] == "Skylake-Server"     # L3 per die (CCX)
+    nodes = [argv[i + 1] for i, a in enumerate(argv) if a == "-numa"]
+    assert nodes == ["node,nodeid=0,memdev=m0,cpus=0-31", "node,nodeid=1,memdev=m1,cpus=32-63"]
+    assert "memory-backend-ram,id=m1,size=2048M" in argv
+    assert v.topology_record("epyc-1s-2ccx")["cpus"] == 8
+    proc = vmrun("--kernel", __file__, "--topology", "epyc-1s-2ccx", "--smp", "4", "--",
+                 "htab-lookup")
+    assert proc.returncode == 64 and "has 8 CPUs: drop --smp 4" in proc.stderr
+
+
+def topology_guest(kernel, out, topology, *benches):
+    proc = vmrun("--kernel", kernel, "--label", out, "--accel", "tcg", "--topology", topology,
+                 "--warmup-runs", 0, "-w", 0, "-d", 1, *[x for b in benches for x in ("--bench", b)],
+                 timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "proves placement and behaviour" in proc.stdout
+    return {d.name: json.loads((d / "run-1.json").read_text()) for d in out.iterdir()}
+
+
+@pytest.mark.slow
+def test_placements_in_a_guest_with_two_ccx(root, debian_6_12, tmp_path):
+    """epyc-1s-2ccx: 1 socket, 2 LLC domains of 2 cores, SMT 2. Each
+    placement puts its producers where docs/big-machines.org's table says."""
+    docs = topology_guest(debian_6_12, tmp_path / "t", "epyc-1s-2ccx",
+                          *[f"htab-lookup --max-entries 1K -p 2 --placement {p}"
+                            for p in ("compact", "spread-llc", "smt-pairs")],
+                          "htab-lookup --max-entries 1K -p 8 -a")
+    for doc in docs.values():
+        assert doc["status"] == "complete", doc.get("reason")
+        topo = doc["environment"]["topology"]
+        assert (topo["online_cpus"], topo["packages"], topo["llc_domains"],
+                topo["threads_per_core"], topo["numa_nodes"]) == (8, 1, 2, 2, 1)
+        assert doc["environment"]["vm"]["topology"]["name"] == "epyc-1s-2ccx"
+    cpu = {c["cpu"]: c for c in docs["htab-lookup,max-entries=1K,p=8,a"]["environment"]
+           ["topology"]["cpus"]}
+
+    def placed(p):
+        cpus = docs[f"htab-lookup,max-entries=1K,p=2,placement={p}"]["params"]["prod_cpus"]
+        return [(cpu[c]["llc"], cpu[c]["core"]) for c in cpus]
+    (l0, c0), (l1, c1) = placed("compact")
+    assert l0 == l1 and c0 != c1            # one LLC, two physical cores
+    (l0, _), (l1, _) = placed("spread-llc")
+    assert l0 != l1                         # two LLCs
+    (l0, c0), (l1, c1) = placed("smt-pairs")
+    assert (l0, c0) == (l1, c1)             # the two threads of one core
