@@ -43,8 +43,8 @@ def label_dir(label):
 # "figure" is each benchmark's own headline figure, the default of every
 # script; its unit and direction are in the results (bytes: lower is better).
 DEFAULT_METRIC = "figure"
-# compare's and report's defaults: the level and the runs a side a verdict needs
-DEFAULT_ALPHA, DEFAULT_MIN_RUNS = 0.05, 5
+# the runs a side a verdict needs on the host clock (scripts/verdict.py's default)
+DEFAULT_MIN_RUNS = 5
 METRICS = {
     "figure": ("the benchmark's unit", +1),
     "throughput": ("M ops/s", +1),

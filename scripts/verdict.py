@@ -155,12 +155,3 @@ def judge(a, b, policy, clock, ignore=()):
         c.verdict, c.result = decide(c, rules, level)
     return comps, sorted(set(unmatched))
 
-
-def describe(policy, clock):
-    """The policy's defaults in one line, for the tools that print a table."""
-    d = policy["default"]
-    apply_clock_defaults(policy, clock)
-    return (f"Verdicts: {d['test']} at alpha {d['alpha']:g} (Holm), a change must exceed "
-            f"{d['threshold_pct']:g}%, {d['min_runs']} runs a side"
-            + (f"; per-benchmark rules for {', '.join(sorted(policy['benchmarks']))}"
-               if policy["benchmarks"] else "") + ".")
