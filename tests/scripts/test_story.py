@@ -37,6 +37,8 @@ def test_compare_report_and_gate_give_the_same_delta(slowdown):
     lookup = next(r for k, r in rows["gate"].items() if k[0] == "htab-lookup")
     assert lookup["verdict"] == "regression" and lookup["delta_pct"] < -8
     assert lookup["result"] == "REGRESSION"
+    assert "Verdicts (scripts/gate's rules): 1 regression (htab-lookup); 1 no change" in \
+        script("report", a, b).stdout
 
 
 def test_one_metric_switches_every_script(slowdown):
