@@ -1,5 +1,7 @@
 """Shared fixtures: the built ./bench, BPF object accounting, result loading."""
 import glob
+import importlib
+import io
 import json
 import os
 import re
@@ -7,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -16,19 +19,25 @@ BPFTOOL = shutil.which("bpftool") or "/usr/sbin/bpftool"
 BENCH = ROOT / "bench"
 SCHEMA = ROOT / "scripts" / "result-schema.json"
 
-def script_module(name):
-    """scripts/NAME (no .py suffix) imported as a module, for unit tests."""
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader(name, str(ROOT / "scripts" / name))
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+
+def run_script(name, *args):
+    """scripts/NAME ARGS run in this process, as its entry point runs it
+    (mapbench.cli.run): a CompletedProcess with its exit status and what it
+    printed. pandas and scipy are imported once, not once per call; output of
+    processes the command starts is not captured."""
+    from mapbench import cli
+    command = importlib.import_module(f"mapbench.commands.{name.replace('-', '_')}")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = cli.run(command.main, [str(a) for a in args], name)
+    return subprocess.CompletedProcess([name, *args], status, out.getvalue(), err.getvalue())
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: long live proofs, run by make check-slow")
+def script_process(name, *args, timeout):
+    """scripts/NAME ARGS as a process of its own: for long runs that boot
+    guests or run benchmarks, with everything they and their children print."""
+    return subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / name), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 KINDS = ("map", "prog", "link")
@@ -104,6 +113,14 @@ SHORT = ["-w", "1", "-d", "2", "-q"]
 def run_bench(*args, timeout=120):
     return subprocess.run([str(BENCH), *map(str, args)], capture_output=True, text=True,
                           timeout=timeout)
+
+
+def pytest_collection_modifyitems(items):
+    """A test that needs root runs ./bench on this kernel or boots a guest:
+    marked live, which make test leaves to make check."""
+    for item in items:
+        if "root" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.live)
 
 
 @pytest.fixture

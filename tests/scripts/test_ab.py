@@ -4,22 +4,16 @@ lookups down is judged a regression; two builds of the same tree pass."""
 import json
 import re
 import shutil
-import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_script, script_process
 
-KBUILD, AB = ROOT / "scripts" / "kbuild", ROOT / "scripts" / "ab"
+
 FIXTURES = ROOT / "tests" / "fixtures"
 LINUX_SRC = Path("/usr/src/linux-source-6.12.tar.xz")
-
-
-def script(path, *args, timeout=60):
-    return subprocess.run(["/usr/bin/python3", str(path), *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def one_line(proc, status, says):
@@ -46,12 +40,12 @@ def fake_tree(tmp_path):
     (["--src", "/tmp", "--out", "/tmp/x", "--from", "/tmp"], "not a kbuild build folder"),
 ])
 def test_kbuild_bad_input_is_one_line(args, says):
-    one_line(script(KBUILD, *args), 2, says)
+    one_line(run_script("kbuild", *args), 2, says)
 
 
 def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fake_tree, tmp_path):
-    proc = script(KBUILD, "--src", fake_tree, "--out", tmp_path / "out", "--patch",
-                  FIXTURES / "htab-lookup-slower.patch")
+    proc = run_script("kbuild", "--src", fake_tree, "--out", tmp_path / "out", "--patch",
+                      FIXTURES / "htab-lookup-slower.patch")
     one_line(proc, 2, "does not apply")
     assert (fake_tree / "kernel" / "bpf" / "hashtab.c").read_text() == "int x;\n"
 
@@ -62,7 +56,7 @@ def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fa
     (["--src", "/tmp", "--until-mde", "5", "--boots", "2", "--min-boots", "3", "--",
       "htab-lookup"], 64, "--min-boots"),
     (["--src", "/tmp", "--series", "/nonexistent", "--", "htab-lookup"], 2,
-      "not a folder of patches"),
+     "not a folder of patches"),
     (["--src", "/tmp", "--series", str(FIXTURES), "--patch", str(FIXTURES / "series" /
       "0001-htab-comment-only.patch"), "--", "htab-lookup"], 64, "not both"),
     (["--src", "/tmp", "--per-patch", "--patch", str(FIXTURES / "htab-lookup-one-percent.patch"),
@@ -72,7 +66,7 @@ def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fa
     (["--src", "/tmp", "-j", "0", "--", "htab-lookup"], 64, "-j/--jobs must be at least 1"),
 ])
 def test_ab_bad_input_is_one_line(args, status, says):
-    one_line(script(AB, *args), status, says)
+    one_line(run_script("ab", *args), status, says)
 
 
 def ab(*args, boots=2):
@@ -81,9 +75,9 @@ def ab(*args, boots=2):
     label = f"test-ab-{uuid.uuid4().hex[:8]}"
     results = ROOT / "results" / label
     try:
-        proc = script(AB, "--src", LINUX_SRC, "--label", label, "--accel", "tcg", "-w", 1,
-                      "-d", 2, "--boots", boots, "--runs", 2, *args,
-                      "--", "htab-lookup", "--max-entries", "1K", timeout=3600)
+        proc = script_process("ab", "--src", LINUX_SRC, "--label", label, "--accel", "tcg", "-w", 1,
+                              "-d", 2, "--boots", boots, "--runs", 2, *args,
+                              "--", "htab-lookup", "--max-entries", "1K", timeout=3600)
         texts = {name: (results / name).read_text() if (results / name).exists() else ""
                  for name in ("report.txt", "series.txt")}
         kernels = ROOT / "build" / "kernel" / "linux-source-6.12"

@@ -1,14 +1,14 @@
 """compare, gate, report and plot on result files whose answers are known."""
 import json
 import re
-import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, run_bench
+from conftest import run_bench, run_script
 
-SCRIPTS = ROOT / "scripts"
+from mapbench import kernel_log, stats
+
 ENV = {"cpu_model": "AMD EPYC", "online_cpus": 2, "kernel_release": "6.18.44",
        "bpf_jit_enable": "1", "bpf_jit_harden": "0"}
 
@@ -44,8 +44,7 @@ def write_set(folder, bench, values, **kw):
 
 
 def script(name, *args):
-    return subprocess.run(["/usr/bin/python3", str(SCRIPTS / name), *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    return run_script(name, *args)
 
 
 def noisy(mean, cv, n, seed):
@@ -89,21 +88,18 @@ def test_identical_distributions_pass(tmp_path):
 
 def test_mde_matches_a_simulation():
     """At the MDE, a Welch t-test at alpha finds the change in about 80% of trials."""
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import mbresults as mb
-    from scipy import stats
+    from scipy import stats as scipy_stats
     rng = np.random.default_rng(3)
     a, b = rng.normal(100, 3, 6), rng.normal(100, 3, 6)
-    mde = mb.mde_pct(a, b, 0.01, 0.8)
-    sd = mb.pooled_sd(a, b)
+    mde = stats.mde_pct(a, b, 0.01, 0.8)
+    sd = stats.pooled_sd(a, b)
     trials = 4000
     x = rng.normal(100, sd, (trials, 6))
     y = rng.normal(100 * (1 - mde / 100), sd, (trials, 6))
-    hit = (stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue < 0.01).mean()
+    hit = (scipy_stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue < 0.01).mean()
     assert hit == pytest.approx(0.8, abs=0.05)
-    n = mb.runs_needed(a, b, mde / 2, 0.01, 0.8)
-    assert mb.mde_pct(rng.normal(100, sd, n), rng.normal(100, sd, n), 0.01, 0.8) < mde
+    n = stats.runs_needed(a, b, mde / 2, 0.01, 0.8)
+    assert stats.mde_pct(rng.normal(100, sd, n), rng.normal(100, sd, n), 0.01, 0.8) < mde
 
 
 def test_underpowered_pass_is_inconclusive(tmp_path):
@@ -245,24 +241,21 @@ SEED_LOG = """\
 
 
 def test_kernel_bench_text_is_read():
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import mbresults as mb
-    runs = {r.benchmark: r.metrics for r in mb.parse_kernel_bench(SEED_LOG, "lpm.txt")}
+    runs = {r.benchmark: r.metrics for r in kernel_log.parse_kernel_bench(SEED_LOG, "lpm.txt")}
     assert runs["lookup"] == {"throughput": 7.423, "figure": 7.423, "latency": 134.710}
     assert runs["free"]["throughput"] == pytest.approx(0.000574)
     assert runs["free"]["latency"] == pytest.approx(1.743e6)
-    one = mb.parse_kernel_bench(
+    one = kernel_log.parse_kernel_bench(
         "Summary: throughput   92.827 ± 0.091 M ops/s ( 92.827M ops/prod), latency   10.773 ns/op",
         "/x/htab-lookup.log")
     assert one[0].benchmark == "htab-lookup" and one[0].metrics["throughput"] == 92.827
     # bpf-hashmap-lookup's and full-update's per-CPU lines: the mean per producer
-    lookup = mb.parse_kernel_bench(
+    lookup = kernel_log.parse_kernel_bench(
         "cpu00: lookup 23.272M ± 5.213M events/sec (approximated from 21 samples of ~43ms)\n"
         "cpu01: lookup 21.000M ± 1.000M events/sec (approximated from 21 samples of ~43ms)\n", "l")
     assert lookup[0].metrics["figure"] == pytest.approx(22.136)
-    full = mb.parse_kernel_bench("0:hash_map_full_perf 8711066 events per sec\n"
-                                 "1:hash_map_full_perf 9515100 events per sec\n", "f")
+    full = kernel_log.parse_kernel_bench("0:hash_map_full_perf 8711066 events per sec\n"
+                                         "1:hash_map_full_perf 9515100 events per sec\n", "f")
     assert full[0].per_producer == pytest.approx([8.711066, 9.5151])
 
 
@@ -343,7 +336,7 @@ def test_matrix_report_sets_two_map_types_side_by_side(tmp_path):
     d = tmp_path / "set"
     for m, v in (("htab", [99.0, 100.0]), ("rhtab", [81.0, 82.0])):
         write_set(d / m, "htab-lookup", v, params={"map": m, "key_size": 8, "max_entries": 1000,
-                                                    "nr_entries": 750})
+                                                   "nr_entries": 750})
     proc = script("report", d, "--style", "matrix", "--by", "map=htab,rhtab")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "  8 |  1K | 750 | 99.50 | 81.50 | 0.82x | -18 %"
@@ -467,9 +460,6 @@ def write_policy(tmp_path):
 def simulate_sequential(effect_pct, trials, seed, alpha=0.05, max_runs=12, min_runs=3,
                         target=5.0, cv=0.03):
     """(decisions, runs a side when it stopped) of simulated sequential A/Bs."""
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import mbresults as mb
     rng = np.random.default_rng(seed)
     looks = max_runs - min_runs + 1
     out = []
@@ -477,7 +467,7 @@ def simulate_sequential(effect_pct, trials, seed, alpha=0.05, max_runs=12, min_r
         a = rng.normal(100, 100 * cv, max_runs)
         b = rng.normal(100 * (1 + effect_pct / 100), 100 * cv, max_runs)
         for n in range(min_runs, max_runs + 1):
-            decision = mb.sequential_look(a[:n], b[:n], target, alpha, looks)[0]
+            decision = stats.sequential_look(a[:n], b[:n], target, alpha, looks)[0]
             if decision != "continue":
                 break
         out.append((decision, n))

@@ -2,16 +2,13 @@
 and instructions per op as a metric (from a fake counter source: results
 whose --perf block says what a PMU would have counted)."""
 import json
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from test_analysis import result_doc, script, write_set
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import mbresults as mb  # noqa: E402
+from mapbench import results, stats
 
 ICOUNT = {"vm": {"accelerator": "tcg", "clock": "icount", "icount_shift": 0,
                  "qemu_version": "7.2.0", "vcpus": 1, "memory_mib": 2048, "kernel_image": "x",
@@ -28,19 +25,19 @@ def row(out, bench="htab-lookup"):
 
 def test_zero_variance_does_not_degenerate():
     a, b = np.full(3, 5.0), np.full(3, 5.0)
-    assert mb.ratio_ci(a, b) == (0.0, 0.0)
-    assert mb.p_value(a, b, "welch") == 1.0 and mb.mde_pct(a, b, 0.01) == 0.0
-    lo, hi = mb.ratio_ci(a, np.full(3, 5.05))
+    assert stats.ratio_ci(a, b) == (0.0, 0.0)
+    assert stats.p_value(a, b, "welch") == 1.0 and stats.mde_pct(a, b, 0.01) == 0.0
+    lo, hi = stats.ratio_ci(a, np.full(3, 5.05))
     assert lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
-    assert mb.p_value(a, np.full(3, 5.05), "welch") == 0.0
+    assert stats.p_value(a, np.full(3, 5.05), "welch") == 0.0
 
 
 def test_a_wobble_of_a_noise_free_clock_is_no_outlier(tmp_path):
     vals = [5.3340, 5.3341, 5.3339, 5.3340, 5.3346]      # 0.01%: MAD is tiny
-    runs = mb.load_path(icount_set(tmp_path / "a", vals))
-    assert mb.outliers(runs, "figure") == []
-    runs = mb.load_path(icount_set(tmp_path / "b", vals[:4] + [5.0]))
-    assert len(mb.outliers(runs, "figure")) == 1          # 6% off still is one
+    runs = results.load_path(icount_set(tmp_path / "a", vals))
+    assert stats.outliers(runs, "figure") == []
+    runs = results.load_path(icount_set(tmp_path / "b", vals[:4] + [5.0]))
+    assert len(stats.outliers(runs, "figure")) == 1          # 6% off still is one
 
 
 def test_one_percent_under_icount_is_a_regression_with_two_boots(tmp_path):

@@ -3,15 +3,13 @@ boot, a warmup run first): pooling a boot's runs keeps what they carry, and
 compare, gate, report and ab's per-patch table give one verdict, in the
 right direction, for memory and for throughput."""
 import json
-import sys
 
 import pytest
 
-from conftest import ROOT, script_module
 from test_analysis import ENV, result_doc, script
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import mbresults as mb  # noqa: E402
+from mapbench import results
+from mapbench.commands import ab as ab_command
 
 VM = {"accelerator": "tcg", "clock": "icount", "icount_shift": 0, "qemu_version": "7.2.0",
       "vcpus": 2, "memory_mib": 2048, "kernel_image": "bzImage", "boots_of_kernel": 2}
@@ -61,11 +59,11 @@ def rows(tool, a, b):
 
 
 def test_a_pooled_boot_keeps_what_its_runs_carry(tmp_path):
-    runs = mb.load_path(guest_set(tmp_path / "m", "7.2.13", mem_doc, 64.0))
+    runs = results.load_path(guest_set(tmp_path / "m", "7.2.13", mem_doc, 64.0))
     assert len(runs) == 2 and {r.benchmark for r in runs} == {"mem"}   # one per boot
     for r in runs:
         assert r.direction("figure") == -1 and r.unit("figure") == "B per element"
-    runs = mb.load_path(guest_set(tmp_path / "l", "7.2.13", lookup_doc, 5.334))
+    runs = results.load_path(guest_set(tmp_path / "l", "7.2.13", lookup_doc, 5.334))
     assert len(runs) == 2
     for r in runs:
         assert r.direction("figure") == +1 and "[icount: 1 ns = 1 instruction]" in r.unit("figure")
@@ -95,8 +93,7 @@ def test_every_tool_gives_one_verdict_in_the_right_direction(tmp_path, case):
     assert direction == ("lower is better" if make is mem_doc else "higher is better")
     gate = script("gate", a, b)
     assert gate.returncode == (1 if expected == "regression" else 0), gate.stdout
-    ab = script_module("ab")
-    table, regressed = ab.series_table([a, b], ["0001-the.patch"], None)
+    table, regressed = ab_command.series_table([a, b], ["0001-the.patch"], None)
     assert bool(regressed) == (expected == "regression"), table
     wording = "REGRESSION" if expected == "regression" else "improvement"
     assert table.splitlines()[2].endswith(wording), table

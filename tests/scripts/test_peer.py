@@ -3,21 +3,18 @@ kernel tree (map benchmarks only) and suite run --peer kernel runs it beside
 mapbench; report --peer sets them side by side."""
 import json
 import shutil
-import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_script, script_process
 
-SCRIPTS = ROOT / "scripts"
 LINUX_SRC = Path("/usr/src/linux-source-6.12.tar.xz")
 
 
-def script(name, *args, timeout=120):
-    return subprocess.run(["/usr/bin/python3", str(SCRIPTS / name), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
+def script(name, *args):
+    return run_script(name, *args)
 
 
 @pytest.mark.parametrize("args, status, says", [
@@ -39,7 +36,7 @@ def test_peer_needs_its_source():
 @pytest.mark.slow
 @pytest.mark.skipif(not LINUX_SRC.exists(), reason="apt-get install linux-source-6.12")
 def test_suite_runs_the_kernel_bench_beside_mapbench(root, tmp_path):
-    built = script("kernel-bench", "--src", LINUX_SRC, timeout=1800)
+    built = script_process("kernel-bench", "--src", LINUX_SRC, timeout=1800)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr
     assert "built: htab_mem, bpf_hashmap_lookup, bpf_hashmap_full_update" in built.stdout
     suite = tmp_path / "peer.json"
@@ -48,8 +45,8 @@ def test_suite_runs_the_kernel_bench_beside_mapbench(root, tmp_path):
                                      "htab-mem", "--use-case", "overwrite", "-a", "-p", "2"]}]}))
     label = ROOT / "results" / f"test-peer-{uuid.uuid4().hex[:8]}"
     try:
-        run = script("suite", "run", suite, "--label", label, "--peer", "kernel",
-                     "--kernel-src", LINUX_SRC, timeout=600)
+        run = script_process("suite", "run", suite, "--label", label, "--peer", "kernel",
+                             "--kernel-src", LINUX_SRC, timeout=600)
         assert run.returncode == 0, run.stdout + run.stderr
         assert run.stdout.count("kernel bench ") == 2, run.stdout
         logs = sorted((label.with_name(label.name + "-kernel") / "overwrite").glob("run-*.log"))

@@ -9,6 +9,8 @@ import pytest
 from conftest import ROOT, run_bench
 from test_analysis import result_doc, script, slowdown, write_set  # noqa: F401 (fixture)
 
+from mapbench import model
+
 SUITE = ROOT / "scripts" / "suite"
 
 
@@ -195,7 +197,4 @@ def test_bench_version_is_the_build_revision(root):
     ("B", "bytes per element", "B per element"),
     ("K ops/s", "in-kernel throughput", "K ops/s in-kernel throughput")])
 def test_a_unit_label_says_each_word_once(unit, name, label):
-    import sys
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import mbresults as mb
-    assert mb.figure_unit(unit, name) == label
+    assert model.figure_unit(unit, name) == label

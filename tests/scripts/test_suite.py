@@ -4,19 +4,15 @@ import json
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import ROOT, script_module, sigint_default
+from conftest import ROOT, sigint_default
 
-sys.path.insert(0, str(ROOT / "scripts"))
+from mapbench.commands import suite as suite_command
+
 SUITE = ROOT / "scripts" / "suite"
-
-
-def suite_module():
-    return script_module("suite")
 
 
 def script(*args, **kw):
@@ -25,7 +21,7 @@ def script(*args, **kw):
 
 
 def test_each_expands_to_every_combination():
-    s = suite_module()
+    s = suite_command
     suite = {"configs": [{"id": "x", "args": ["htab-lookup", "-p", "{cpus}"],
                           "each": {"--map": ["htab", "lru"], "-p": ["1..{cpus_even}/2"],
                                    "": ["-a"]}}]}
@@ -36,7 +32,7 @@ def test_each_expands_to_every_combination():
 
 
 def test_runs_interleave_round_robin_or_shuffled_per_round():
-    s = suite_module()
+    s = suite_command
     configs = [(c, [c]) for c in "abcd"]
     rr = s.plan(configs, 3)
     assert [c for _, c, _ in rr] == list("abcd") * 3
@@ -78,7 +74,7 @@ def complete_runs(label_dir):
 def test_quick_suite_interrupted_and_resumed(root, tmp_path):
     label = tmp_path / "quick"
     args = ["run", "quick", "--label", label, "--runs", "2", "--warmup", "0", "--duration", "1"]
-    total = len(suite_module().configurations(suite_module().load_suite("quick"))) * 2
+    total = len(suite_command.configurations(suite_command.load_suite("quick"))) * 2
     proc = subprocess.Popen(["/usr/bin/python3", str(SUITE), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=sigint_default)

@@ -5,22 +5,17 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, script_module, sigint_default
+from conftest import ROOT, run_script, sigint_default
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import mbresults as mb  # noqa: E402
+from mapbench import results
+from mapbench.commands import vmrun as vmrun_command
 
 VMRUN = ROOT / "scripts" / "vmrun"
-
-
-def vmrun_module():
-    return script_module("vmrun")
 
 
 def vmrun(*args, timeout=900):
@@ -29,7 +24,7 @@ def vmrun(*args, timeout=900):
 
 
 def test_frames_keeps_complete_files_only():
-    v = vmrun_module()
+    v = vmrun_command
     body = b'{"a": "MAPBENCH-FILE x 3\\n"}'
     stream = (b"noise\nMAPBENCH-FILE 0:w0 " + str(len(body)).encode() + b"\n" + body +
               b"\nMAPBENCH-FILE 1:r0 100\n{\"cut")
@@ -37,7 +32,7 @@ def test_frames_keeps_complete_files_only():
 
 
 def test_config_ids_and_job_order():
-    v = vmrun_module()
+    v = vmrun_command
     valued = {"--max-entries", "-p", "--use-case", "--prefix_len", "--nr_entries"}
     assert v.config_id(["htab-lookup", "--max-entries", "1K", "-a"], valued) == \
         "htab-lookup,max-entries=1K,a"
@@ -62,7 +57,7 @@ class FakePeer:
 
 
 def test_the_peer_runs_right_after_each_measured_run_it_has():
-    v = vmrun_module()
+    v = vmrun_command
     todo, job = v.job_script([("m", ["htab-mem", "-p", "2"]), ("l", ["htab-lookup"])], 1, 2, 1, 3,
                              ["--zero-seed"], FakePeer())
     # Not after warmups; interleaved with mapbench's runs of the same round.
@@ -75,7 +70,7 @@ def test_the_peer_runs_right_after_each_measured_run_it_has():
 
 
 def test_the_clock_follows_the_accelerator():
-    v = vmrun_module()
+    v = vmrun_command
     assert [v.clock_for("auto", "tcg"), v.clock_for("auto", "kvm")] == ["icount", "host"]
     assert v.clock_for("host", "tcg") == "host"
     with pytest.raises(SystemExit) as stop:      # KVM does not count instructions
@@ -99,7 +94,7 @@ def test_the_clock_follows_the_accelerator():
      "--peer-btf goes with --peer kernel"),
 ])
 def test_bad_input_is_one_line(args, status, says):
-    proc = vmrun(*args)
+    proc = run_script("vmrun", *args)
     assert proc.returncode == status, proc.stderr
     assert says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -147,7 +142,7 @@ def test_two_debian_kernels_alternate_and_fentry_works(root, debian_6_1, debian_
         assert (lookup["status"], lookup["environment"]["trigger"]) == ("complete", "fentry")
         assert lookup["summary"]["hit_rate"] == 1.0
         assert lookup["environment"]["loop"] == ("bpf_loop" if release == "6.1.0-" else "bpf_for")
-        runs = mb.load_path(folder)
+        runs = results.load_path(folder)
         assert all("warmup" in s.why or "unsupported" in s.why for s in runs.skipped)
     # 6.1 has no bpf_for: asked for, it is unsupported with the reason, not a failure.
     old = docs[a]["for"]
@@ -187,7 +182,7 @@ def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
 def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
     """vmrun --smp 8 on a 2-CPU host: -p 8 -a fits the guest, so its check
     passes; the label names -a as the flag it is."""
-    v = vmrun_module()
+    v = vmrun_command
     v.build_static_bench()
     argv = ["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"]
     assert v.config_id(argv, v.valued_options()) == "p=8,a,htab-mem,use-case=overwrite"
@@ -209,7 +204,7 @@ def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
 def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     """Guests run at once (-j) finish in any order: a file's number comes from
     its boot and run, after the files a set already had (ab adds rounds)."""
-    v = vmrun_module()
+    v = vmrun_command
     args = argparse.Namespace(seed=1, boots=2, order="alternate", runs=2, warmup_runs=1)
     a, b = tmp_path / "a", tmp_path / "b"
     (a / "cfg").mkdir(parents=True)
@@ -228,7 +223,7 @@ def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
 
 
 def test_the_host_clock_boots_one_guest_at_a_time(capsys):
-    v = vmrun_module()
+    v = vmrun_command
     assert v.parallel_boots(None, "icount") == os.cpu_count()
     assert v.parallel_boots(3, "icount") == 3
     assert v.parallel_boots(4, "host") == 1
@@ -259,7 +254,7 @@ def test_guests_at_once_give_the_figures_of_guests_one_at_a_time(root, debian_6_
 
 
 def test_a_topology_is_a_qemu_machine_shape():
-    v = vmrun_module()
+    v = vmrun_command
     argv = v.qemu_argv("img", "rd", "out", "tcg", 64, 4096, "icount", "epyc-2s-8ccx")
     assert argv[argv.index("-smp") + 1] == "64,sockets=2,dies=4,cores=4,threads=2"
     assert argv[argv.index("-cpu") + 1] == "Skylake-Server"     # L3 per die (CCX)

@@ -4,10 +4,8 @@ and by scripts/vmrun in guests."""
 import subprocess
 from pathlib import Path
 
-import mbresults as mb
-
-SCRIPTS = Path(__file__).resolve().parent
-PY = "/usr/bin/python3"
+from . import cli, kernel_log
+from .paths import PY, SCRIPTS
 
 
 class Peer:
@@ -21,7 +19,7 @@ class Peer:
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode:
             last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"
-            mb.die(f"--peer kernel: {last}", proc.returncode)
+            cli.die(f"--peer kernel: {last}", proc.returncode)
         lines = proc.stdout.splitlines()
         self.binary = Path(next(line.split(": ", 1)[1] for line in lines
                                 if line.startswith("kernel-bench: /")))
@@ -41,7 +39,7 @@ def benchmark_of(argv):
 
 def figure_text(text, source):
     """The progress line's words for one kernel bench output."""
-    runs = mb.parse_kernel_bench(text, source)
+    runs = kernel_log.parse_kernel_bench(text, source)
     if not runs:
         return None
     return f"kernel bench {runs[-1].metrics['figure']:.4g} {runs[-1].unit('figure')}"

@@ -10,19 +10,19 @@ import json
 from math import comb
 from pathlib import Path
 
-import mbresults as mb
+from . import model, stats
 
 # Every tool's defaults: Welch's t at alpha 0.01, Holm-corrected over the
 # comparisons made together; the threshold and the runs a side follow the clock.
-DEFAULT = {"metric": mb.DEFAULT_METRIC, "floor": 0.0, "alpha": 0.01, "test": "welch",
+DEFAULT = {"metric": model.DEFAULT_METRIC, "floor": 0.0, "alpha": 0.01, "test": "welch",
            "power": 0.8, "allow_underpowered": False}
-CLOCK_DEFAULTS = {clock: {"threshold_pct": mb.min_effect_of(clock), "min_runs": mb.min_runs_of(clock)}
+CLOCK_DEFAULTS = {clock: {"threshold_pct": model.min_effect_of(clock), "min_runs": model.min_runs_of(clock)}
                   for clock in ("host", "icount")}
 TESTS = ("welch", "yuen", "mwu", "paired")
 NUMBER = (int, float)
 # key -> (types, check, what the value must be)
 RULES = {
-    "metric": (str, lambda v: v in mb.METRICS, f"one of {sorted(mb.METRICS)}"),
+    "metric": (str, lambda v: v in model.METRICS, f"one of {sorted(model.METRICS)}"),
     "test": (str, lambda v: v in TESTS, f"one of {list(TESTS)}"),
     "threshold_pct": (NUMBER, lambda v: v >= 0, "a number of percent, 0 or more"),
     "floor": (NUMBER, lambda v: v >= 0, "a number in the metric's unit, 0 or more"),
@@ -37,7 +37,7 @@ REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE = \
 VERDICTS = (REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE)
 
 
-class PolicyError(mb.InputError):
+class PolicyError(model.InputError):
     """A policy file or value that cannot be used."""
 
 
@@ -109,7 +109,7 @@ def smallest_rank_p(n, m):
 def decide(c, rules, level):
     """(verdict, wording) of one comparison whose c.p_adj and c.mde are set."""
     threshold = rules["threshold_pct"]
-    few = mb.too_few(c, rules["min_runs"])
+    few = stats.too_few(c, rules["min_runs"])
     if few:
         return INCONCLUSIVE, f"inconclusive: {few}"
     if rules["test"] == "mwu" and smallest_rank_p(len(c.a), len(c.b)) >= level:
@@ -122,7 +122,7 @@ def decide(c, rules, level):
             return NEGLIGIBLE, f"different, but under the floor of {rules['floor']:g} {c.unit}"
         return (IMPROVEMENT, "improvement") if c.good() > 0 else (REGRESSION, "REGRESSION")
     if c.mde > threshold and not rules["allow_underpowered"]:
-        n = mb.runs_needed(c.a, c.b, threshold, level, rules["power"])
+        n = stats.runs_needed(c.a, c.b, threshold, level, rules["power"])
         return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.1f}% > {threshold:g}%; "
                               f"{n} runs a side would do)")
     return NO_CHANGE, "no significant change"
@@ -143,15 +143,14 @@ def judge(a, b, policy, clock, ignore=()):
     for (metric, test), names in by_metric.items():
         sub_a = [r for r in a if r.benchmark in names]
         sub_b = [r for r in b if r.benchmark in names]
-        found, alone = mb.compare(sub_a, sub_b, metric, test, ignore=ignore)
+        found, alone = stats.compare(sub_a, sub_b, metric, test, ignore=ignore)
         comps += found
         unmatched += alone
-    for c, p in zip(comps, mb.holm([c.p for c in comps])):
+    for c, p in zip(comps, stats.holm([c.p for c in comps])):
         c.p_adj = p
     for c in comps:
-        rules = rules_for(policy, c.key[0])
+        rules = rules_for(policy, c.key.benchmark)
         level = rules["alpha"] / len(comps)      # Holm's strictest step
-        c.mde = mb.mde_of_test(rules["test"], c.a, c.b, level, rules["power"])
+        c.mde = stats.mde_of_test(rules["test"], c.a, c.b, level, rules["power"])
         c.verdict, c.result = decide(c, rules, level)
     return comps, sorted(set(unmatched))
-

@@ -7,9 +7,10 @@ import random
 import re
 from pathlib import Path
 
-import mbresults as mb
+from . import cli, model
+from .paths import ROOT
 
-SUITES = Path(__file__).resolve().parent.parent / "suites"
+SUITES = ROOT / "suites"
 
 
 def placeholders(cpus=None):
@@ -45,7 +46,7 @@ def configurations(suite, subst=None):
     ids = [i for i, _ in out]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
-        raise mb.InputError(f"configurations named twice: {sorted(dup)}")
+        raise model.InputError(f"configurations named twice: {sorted(dup)}")
     return out
 
 
@@ -65,7 +66,7 @@ def load_suite(name):
     path = Path(name) if name.endswith(".json") else SUITES / f"{name}.json"
     if not path.exists():
         known = ", ".join(sorted(p.stem for p in SUITES.glob("*.json")))
-        mb.die(f"no suite '{name}'; known: {known}", mb.EXIT_USAGE)
+        cli.die(f"no suite '{name}'; known: {known}", cli.EXIT_USAGE)
     try:
         suite = json.loads(path.read_text())
         for key in ("description", "runs", "warmup", "duration", "configs"):
@@ -73,7 +74,7 @@ def load_suite(name):
         suite["name"] = path.stem
         configurations(suite)
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-        raise mb.InputError(f"{path}: not a suite file ({type(e).__name__}: {e})") from e
+        raise model.InputError(f"{path}: not a suite file ({type(e).__name__}: {e})") from e
     return suite
 
 

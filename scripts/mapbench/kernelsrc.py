@@ -13,9 +13,9 @@ import subprocess
 import time
 from pathlib import Path
 
-import mbresults as mb
+from . import cli
+from .paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "build" / "kernel" / "debian"
 TREES = ROOT / "build" / "kernel" / "tree"
 PACKAGE = re.compile(r"^linux-source-\d+\.\d+$")
@@ -138,17 +138,17 @@ def source_path(src, tool="kbuild"):
     try:
         return tarball(str(src), progress=lambda t: print(f"{tool}: {t}", flush=True))
     except SourceError as e:
-        mb.die(f"--src {src}: {e}", mb.EXIT_INPUT)
+        cli.die(f"--src {src}: {e}", cli.EXIT_INPUT)
 
 
 def pristine_tree(src, tool="kbuild"):
     """A directory holding SRC unmodified: SRC itself, or its tarball unpacked once."""
     if src.is_dir():
         if not (src / "Makefile").exists() or not (src / "kernel" / "bpf").is_dir():
-            mb.die(f"{src} is not a kernel tree (no Makefile and kernel/bpf/)", mb.EXIT_INPUT)
+            cli.die(f"{src} is not a kernel tree (no Makefile and kernel/bpf/)", cli.EXIT_INPUT)
         return src
     if not src.is_file() or not re.search(r"\.tar(\.\w+)?$", src.name):
-        mb.die(f"{src}: give a kernel tree or a source tarball (.tar.xz, .tar.gz)", mb.EXIT_INPUT)
+        cli.die(f"{src}: give a kernel tree or a source tarball (.tar.xz, .tar.gz)", cli.EXIT_INPUT)
     dest = TREES / (re.sub(r"\.tar(\.\w+)?$", "", src.name) + ".pristine")
     stamp = dest / ".mapbench-unpacked"
     ident = f"{src.resolve()} {src.stat().st_size} {src.stat().st_mtime_ns}\n"

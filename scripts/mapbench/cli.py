@@ -1,0 +1,65 @@
+"""What every command shares: exit statuses, one-line errors, the argument
+parser that exits 64 on a bad command line."""
+import argparse
+import sys
+from pathlib import Path
+
+from .model import InputError
+
+# Exit statuses shared by the scripts.
+EXIT_TOOL = 3       # unreadable input, or a bug
+EXIT_USAGE = 64     # bad command line (EX_USAGE), distinct from the gate's verdicts
+# The gate's verdicts (scripts/gate, and scripts/ab which exits with them).
+EXIT_PASS, EXIT_REGRESSION, EXIT_INCONCLUSIVE = 0, 1, 2
+# The kernel tools (kbuild, vmrun): a build or guest run failed, or bad input
+# (a tree, image or patch that is not one); interrupted by SIGINT.
+EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+
+
+def need_runs(runs, path):
+    """runs, or a one-line error if every file of the set was left out."""
+    if not runs:
+        why = "; ".join(sorted({s.why for s in runs.skipped}))
+        die(f"{path}: no completed results in it ({why})")
+    return runs
+
+
+# The command that is running, as its errors name it (set by run()).
+prog = "mapbench"
+
+
+def die(msg, status=EXIT_TOOL):
+    print(f"{prog}: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line usage error and exit status 64, so that a
+    mistyped command never reads as the gate's "inconclusive" (2)."""
+    def __init__(self, **kw):
+        kw.setdefault("prog", prog)
+        super().__init__(**kw)
+
+    def error(self, message):
+        die(f"{message}; see --help", EXIT_USAGE)
+
+
+def run(main, argv, name):
+    """The exit status of command name's main(argv): any unexpected failure
+    is one line and exit 3, never a traceback."""
+    global prog
+    prog = name
+    try:
+        try:
+            return main(argv) or 0
+        except InputError as e:
+            die(str(e))
+        except Exception as e:  # a bug or an unreadable input
+            die(f"internal error: {e!r}")
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+
+
+def run_main(main):
+    """A script's entry point: run main on the command line and exit with its status."""
+    sys.exit(run(main, sys.argv[1:], Path(sys.argv[0]).name))

@@ -1,0 +1,1 @@
+"""One module per command; each has main() and scripts/NAME runs it."""

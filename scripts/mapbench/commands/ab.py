@@ -1,0 +1,254 @@
+"""Before/after for a kernel patch in one command: build the kernel without
+and with the patch, boot the two alternately under QEMU, run the same
+benchmarks in each, then print the compare table, write the cover-letter
+report and let the gate judge.
+
+  ab --src ~/linux --patch my.patch --suite htab-mem --boots 5
+  ab --src /usr/src/linux-source-6.12.tar.xz --patch fix.patch -- htab-lookup --max-entries 1K
+  ab --src ~/linux -- htab-lookup         (no --patch: A/A, two builds of one tree)
+  ab --src linux-source-6.12 --series DIR -- htab-lookup   (per-patch attribution)
+
+Under TCG the guests' clock is QEMU's instruction counter (--clock icount, the
+default there): each figure is then instructions, not time, and runs of one
+kernel agree within about 0.1%, so 2 boots a side see a 1% change; cache and
+memory effects do not show (--clock host for a memory-saving patch's speed).
+
+--series DIR (the patches DIR/*.patch in name order, as git format-patch
+writes them) or --per-patch (the --patch files in order) builds base,
+base+1, base+1+2, ... each from the one before (kbuild --from: seconds per
+step), boots them all in turn and prints the per-patch table: each patch's
+delta against the kernel before it, with the gate's verdict, and the
+series' total (results/LABEL/series.txt). A patch that makes things worse
+inside a series that is better overall is what a reviewer asks about.
+
+Steps, each a script you can also run alone:
+  1. scripts/kbuild --src SRC --out build/kernel/SRCNAME/before (kept for the next ab)
+  2. scripts/kbuild --src SRC --out build/kernel/SRCNAME/LABEL --from .../before --patch P...
+     (--from: the same .config, and only what the patch touches is rebuilt;
+     a series: one build per step, LABEL-1, LABEL-2, ...)
+  3. scripts/vmrun --kernel before --kernel after --boots N ... (boots alternate;
+     under icount up to -j guests at once, the same figures as one at a time);
+     with --until-mde PCT, one boot of each kernel at a time until every
+     benchmark's change is confirmed or its MDE is below PCT (at most
+     --boots), alpha spent over the looks so that stopping early does not
+     raise false alarms (scripts/suite ab does the same on one kernel)
+  4. scripts/compare, scripts/report (saved as results/LABEL/report.txt),
+     scripts/gate results/LABEL/before results/LABEL/after (a series: also
+     scripts/gate --json on each step and the one before it)
+
+Exit status: the gate's (0 pass, 1 regression, 2 inconclusive), or the first
+failing step's (kbuild or vmrun: 1 failed, 2 bad input), 3 tool error,
+64 usage error, 130 interrupted.
+"""
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+from .. import cli, model, output, results, stats
+from ..suites import fmt_time
+from ..paths import PY, RESULTS, ROOT, SCRIPTS
+
+
+def step(title, argv, capture=None):
+    """Run one script, its command line shown; the caller acts on its status."""
+    print(f"\n== {title}\n$ {shlex.join(str(a) for a in argv)}", flush=True)
+    return subprocess.run([PY, *map(str, argv)], stdout=capture, text=True)
+
+
+def vmrun_argv(args, kernels, sets, boots):
+    argv = [SCRIPTS / "vmrun", *[x for k in kernels for x in ("--kernel", k)],
+            *[x for s in sets for x in ("--label", s)], "--boots", boots, "--runs", args.runs,
+            "-w", args.warmup, "-d", args.duration, "--accel", args.accel, "--smp", args.smp,
+            "--clock", args.clock, *(["-j", args.jobs] if args.jobs else [])]
+    return argv + (["--suite", args.suite] if args.suite
+                   else [x for b in args.bench for x in ("--bench", b)])
+
+
+def series_table(sets, names, policy):
+    """The per-patch table: each step against the one before it, and the total,
+    judged by scripts/gate --json; the rows and whether a step regressed."""
+    steps = [(f"{i}. {names[i - 1]}", sets[i - 1], sets[i]) for i in range(1, len(sets))]
+    steps.append((f"series ({len(names)} patches)", sets[0], sets[-1]))
+    rows, regressed = [], []
+    for title, a, b in steps:
+        proc = subprocess.run([PY, str(SCRIPTS / "gate"), str(a), str(b), "--json",
+                               *(["--policy", str(policy)] if policy else [])],
+                              capture_output=True, text=True)
+        try:
+            doc = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            rows.append([title, "-", "-", "-", "-", f"error: {proc.stderr.strip()[:80]}"])
+            continue
+        for r in doc["rows"]:
+            bench = results.label(model.Configuration.of(r["benchmark"], r["params"]), set())
+            rows.append([title, bench, f"{output.fmt_num(r['before']['mean'])} -> "
+                         f"{output.fmt_num(r['after']['mean'])} {r['unit']}",
+                         f"{r['delta_pct']:+.2f}%", f"{output.fmt_num(r['mde_pct'], 2)}%",
+                         r["result"]])
+            if r["verdict"] == "regression" and not title.startswith("series"):
+                regressed.append(f"{title} ({bench}, {r['delta_pct']:+.2f}%)")
+    table = output.render_table(["Patch", "Benchmark", "Before -> after", "Delta", "MDE",
+                                 "Verdict (against the kernel before it)"], rows, left=(0, 1, 5))
+    return table, regressed
+
+
+def boot_until_mde(args, run, pair, alpha=0.01, power=0.8):
+    """Boot both kernels once per round (run: vmrun with --boots 1) and look
+    after each round from --min-boots on; stop when every benchmark is
+    decided. Returns vmrun's status if a round fails, else 0."""
+    looks = args.boots - args.min_boots + 1
+    for r in range(1, args.boots + 1):
+        proc = step(f"round {r}/{args.boots}: one boot of each kernel", run)
+        if proc.returncode:
+            return proc.returncode
+        if r < args.min_boots:
+            continue
+        runs = [results.load_path(p) for p in pair]
+        a, b = (results.groups(r, args.metric) for r in runs)
+        pending = []
+        for key in a:
+            if key not in b:
+                continue
+            va, vb = stats.paired(*runs, args.metric, key) if args.paired else (a[key], b[key])
+            decision, delta, p, mde = stats.sequential_look(va, vb, args.until_mde, alpha / len(a),
+                                                            looks, power, args.paired)
+            print(f"ab: {results.label(key, set())}: {len(a[key])} boots a side, delta {delta:+.2f}%, "
+                  f"p {p:.4f}, MDE {mde:.1f}%: {decision}", flush=True)
+            pending += [key] if decision == "continue" else []
+        if not pending:
+            print(f"ab: every benchmark decided after {r} boots a side")
+            return 0
+    print(f"ab: {len(pending)} benchmarks still undecided after {args.boots} boots a side "
+          f"(MDE above {args.until_mde:g}%); the gate will say so")
+    return 0
+
+
+def default_label(patches, series=None):
+    if not patches:
+        return "ab-aa-" + time.strftime("%Y%m%d-%H%M%S")
+    name = series.resolve().name if series else patches[0].stem
+    return ("ab-series-" if series else "ab-") + re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
+
+
+def main(argv=None):
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", required=True, type=Path,
+                    help="kernel tree, source tarball or Debian package (linux-source-6.12)")
+    ap.add_argument("--patch", action="append", default=[], type=Path,
+                    help="the change under test (repeatable); none: A/A")
+    ap.add_argument("--series", type=Path, metavar="DIR",
+                    help="a patch series (DIR/*.patch in order): one kernel per step")
+    ap.add_argument("--per-patch", action="store_true",
+                    help="the --patch files are a series: one kernel per step")
+    ap.add_argument("--label", help="results/LABEL/{before,after} (default ab-PATCHNAME)")
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--suite", help="a suite of suites/")
+    what.add_argument("--bench", action="append", default=[],
+                      help="./bench arguments, one string (repeatable)")
+    ap.add_argument("--boots", type=int, default=5, help="boots per kernel (default 5)")
+    ap.add_argument("--runs", type=int, default=1, help="measured runs per boot (default 1)")
+    ap.add_argument("-w", "--warmup", type=int, default=1)
+    ap.add_argument("-d", "--duration", type=int, default=3)
+    ap.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
+    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("-j", "--jobs", type=int,
+                    help="guests at once under the icount clock (vmrun -j; default: the host's "
+                         "CPUs); the host clock boots one at a time")
+    ap.add_argument("--clock", choices=["auto", "icount", "host"], default="auto",
+                    help="the guests' clock (vmrun --clock; auto: icount under TCG)")
+    ap.add_argument("--until-mde", type=float, metavar="PCT",
+                    help="add boots until each change is confirmed or the MDE is below PCT")
+    ap.add_argument("--min-boots", type=int, default=3, help="boots a side before the first look")
+    ap.add_argument("--paired", action="store_true",
+                    help="--until-mde looks pair the rounds' boots (paired t on their ratios)")
+    ap.add_argument("--metric", choices=sorted(model.METRICS), default="throughput",
+                    help="what --until-mde watches (default throughput, as the gate)")
+    ap.add_argument("--policy", type=Path, help="the gate's policy file")
+    ap.add_argument("bench_args", nargs=argparse.REMAINDER, help="after --: one ./bench command line")
+    args = ap.parse_args(argv)
+    if args.bench_args[:1] == ["--"]:
+        args.bench_args = args.bench_args[1:]
+    if args.bench_args:
+        args.bench.append(shlex.join(args.bench_args))
+    if not args.suite and not args.bench:
+        ap.error("nothing to run: give --suite NAME, --bench \"ARGS\" or -- ARGS")
+    if args.jobs is not None and args.jobs < 1:
+        ap.error("-j/--jobs must be at least 1")
+    if args.until_mde is not None and not 2 <= args.min_boots <= args.boots:
+        ap.error("--until-mde needs 2 <= --min-boots <= --boots (the most boots a side)")
+    if args.series:
+        if args.patch:
+            ap.error("give --series DIR or --patch files, not both")
+        if not args.series.is_dir():
+            cli.die(f"--series {args.series}: not a folder of patches", cli.EXIT_INPUT)
+        args.patch = sorted(args.series.glob("*.patch"))
+        if not args.patch:
+            cli.die(f"--series {args.series}: no *.patch files in it", cli.EXIT_INPUT)
+    series = bool(args.series or args.per_patch)
+    if series and args.until_mde is not None:
+        ap.error("--until-mde looks at one pair of kernels; a series boots --boots of each")
+    if series and len(args.patch) < 2:
+        ap.error("a series needs at least two patches")
+    for p in args.patch + ([args.policy] if args.policy else []):
+        if not p.is_file():
+            cli.die(f"{p}: no such file", 2)
+    label = args.label or default_label(args.patch, args.series)
+    set_dir = RESULTS / label
+    if set_dir.exists() and any(set_dir.iterdir()):
+        cli.die(f"{set_dir} is not empty: choose another --label", cli.EXIT_USAGE)
+    # One "before" build per source, reused (a no-op rebuild) by later ab runs.
+    kernels = ROOT / "build" / "kernel" / re.sub(r"\.tar(\.\w+)?$", "", args.src.resolve().name)
+    start = time.monotonic()
+    if not args.patch:
+        print("No --patch: an A/A run (two builds of the same tree); the gate should pass.")
+    # (build folder, result set, patches applied) per kernel, base first
+    steps = [(kernels / "before", set_dir / "before", [])]
+    if series:
+        steps += [(kernels / f"{label}-{i}", set_dir / f"{i}-{p.stem}", args.patch[:i])
+                  for i, p in enumerate(args.patch, 1)]
+    else:
+        steps.append((kernels / label, set_dir / "after", args.patch))
+    for i, (build, _, patches) in enumerate(steps):
+        argv = [SCRIPTS / "kbuild", "--src", args.src, "--set_dir", set_dir]
+        if i:
+            argv += ["--from", steps[i - 1][0], *[x for p in patches for x in ("--patch", p)]]
+        title = "build the kernel before" if not i else \
+            f"build step {i}: + {patches[-1].name}" if series else "build the kernel after"
+        proc = step(title, argv)
+        if proc.returncode:
+            return proc.returncode
+    images = [build / "bzImage" for build, _, _ in steps]
+    sets = [s for _, s, _ in steps]
+    pair = [sets[0], sets[-1]]
+    if args.until_mde is None:
+        proc = step(f"{args.boots} boots of each kernel, in turn",
+                    vmrun_argv(args, images, sets, args.boots))
+        if proc.returncode:
+            return proc.returncode
+    else:
+        status = boot_until_mde(args, vmrun_argv(args, images, sets, 1), pair)
+        if status:
+            return status
+    step("compare", [SCRIPTS / "compare", *pair])
+    report = step("report (cover-letter table)", [SCRIPTS / "report", *pair],
+                  capture=subprocess.PIPE)
+    (set_dir / "report.txt").write_text(report.stdout)
+    print(report.stdout, end="")
+    if series:
+        table, regressed = series_table(sets, [p.name for p in args.patch], args.policy)
+        text = table + "\n" + (f"Regressed within the series: {'; '.join(regressed)}\n"
+                               if regressed else "No step of the series regressed.\n")
+        (set_dir / "series.txt").write_text(text)
+        print(f"\n== per-patch table (results/{label}/series.txt)\n{text}", end="")
+    gate = step("gate", [SCRIPTS / "gate", *pair, *(["--policy", args.policy] if args.policy
+                                                    else [])])
+    verdict = {cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
+               cli.EXIT_INCONCLUSIVE: "inconclusive"}.get(gate.returncode, "error")
+    print(f"\nab: {verdict} (gate exit {gate.returncode}) after {fmt_time(time.monotonic() - start)}; "
+          f"results in {set_dir.relative_to(ROOT)}/, report in "
+          f"{(set_dir / 'report.txt').relative_to(ROOT)}")
+    return gate.returncode

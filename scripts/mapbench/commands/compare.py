@@ -1,0 +1,168 @@
+"""Compare two sets of mapbench results (before, after): one row per matched
+benchmark with mean ± stddev, delta, bootstrap CI, p-value and a verdict.
+
+Metrics: figure (default, as in report, gate and plot: each benchmark's own
+figure in its unit and clock, e.g. htab-mem's per-prod-op k/s, mem's bytes
+per element), throughput (M ops/s of wall time), latency (ns/op of in-kernel
+time), kernel_rate, bytes_per_element, memlock_peak. The header says whether
+higher or lower is better. --json prints one document, a row per
+configuration, with the fields report --json and gate --json use.
+
+The verdict is the gate's (mapbench/verdict.py judges for every tool):
+Welch's t at alpha 0.01, Holm-corrected over the rows, a change must exceed
+the threshold to matter (--min-effect: 5% on the host clock, 0.5% on the
+icount clock) and 5 runs a side (2 boots on the icount clock) before any
+verdict. --policy reads the gate's policy file; the options below override
+it for every benchmark. Verdicts: REGRESSION, improvement, "different, but
+under PCT%: does not matter", "no significant change" (and the runs could
+have seen the threshold), or inconclusive (too few runs, or underpowered:
+the runs could not have seen a change of the threshold, and how many would).
+
+MDE is the minimum detectable effect: the smallest change the runs could
+confirm at Holm's strictest level with --power, given their run-to-run noise
+(two-sample t power analysis, statsmodels). --test yuen compares 20%-trimmed
+means (robust to one bad run); outlier runs are listed either way. --test
+paired compares run N of BEFORE with run N of AFTER only (t on the per-round
+ratios, its MDE from their spread): for interleaved sets (scripts/suite ab,
+scripts/vmrun's alternating boots), where slow drift of the machine hits
+both runs of a round alike. --test mwu (Mann-Whitney U) cannot reach a small
+p with few runs (with 2 a side, never below 1/3): such a row is inconclusive
+and says so.
+
+--save-noise-floor stores an A/A comparison (two sets of one build on one
+kernel) in results/noise-floor.json as this machine's noise floor: later
+comparisons on the same CPU model show that A/A |delta| beside theirs.
+
+Exit status: 0 the table was printed (whatever it says; scripts/gate gives a
+verdict), 3 unreadable input or no benchmark in both sets, 64 usage error.
+"""
+import argparse
+
+from .. import cli, model, noise_floor, output, results, stats, verdict
+
+
+def main(argv=None):
+    ap = cli.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("before", help="result file or folder (e.g. results/before)")
+    ap.add_argument("after", help="result file or folder (e.g. results/after)")
+    ap.add_argument("--policy", help="the gate's policy file (JSON): its rules, here too")
+    ap.add_argument("--metric", choices=sorted(model.METRICS),
+                    help="default: figure, each benchmark's own")
+    ap.add_argument("--test", choices=verdict.TESTS,
+                    help="Welch's t (default), Yuen's trimmed t, Mann-Whitney U, or paired t")
+    ap.add_argument("--alpha", type=float, help="default 0.01, Holm-corrected")
+    ap.add_argument("--power", type=float, help="for the MDE (default 0.8)")
+    ap.add_argument("--target", type=float, default=2.0,
+                    help="change (%%) the footer says how many runs would detect (default 2)")
+    ap.add_argument("--min-runs", type=int,
+                    help="runs a side a verdict needs (default 5; 2 on the icount clock)")
+    ap.add_argument("--min-effect", type=float, metavar="PCT",
+                    help="smallest change that matters (default 5 on the host clock, 0.5 on "
+                         "the icount clock): the gate's threshold_pct")
+    ap.add_argument("--ignore", default="", help="parameters left out of matching, comma-separated")
+    ap.add_argument("--noise-floor", default=str(noise_floor.NOISE_FLOOR), metavar="FILE",
+                    help="A/A spreads to show (default results/noise-floor.json)")
+    ap.add_argument("--save-noise-floor", action="store_true",
+                    help="these two sets are an A/A: store their spread in --noise-floor")
+    ap.add_argument("--format", choices=["text", "md", "org"], default="text")
+    ap.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    ap.add_argument("--width", type=int, default=None)
+    args = ap.parse_args(argv)
+    policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric,
+                              test=args.test, alpha=args.alpha, power=args.power,
+                              min_runs=args.min_runs, threshold_pct=args.min_effect)
+    a, b = results.load_path(args.before), results.load_path(args.after)
+    cli.need_runs(a, args.before)
+    cli.need_runs(b, args.after)
+    clock = model.clock_of_runs(a, b)
+    comps, unmatched = verdict.judge(a, b, policy, clock,
+                                     ignore=tuple(filter(None, args.ignore.split(","))))
+    if not comps:
+        cli.die("no benchmark with the same parameters in both sets "
+                f"({policy['default']['metric']})")
+    rules = policy["default"]
+    if args.json:
+        output.print_json([output.comparison_json(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])
+                           for c in comps], tool="compare", test=rules["test"], alpha=rules["alpha"],
+                          clock=clock, min_effect_pct=rules["threshold_pct"])
+        return 0
+    floor = noise_floor.noise_floor_of(args.noise_floor, comps, cpu_of(a))
+    print_table(comps, policy, floor, args)
+    print_footer(comps, policy, clock, args)
+    for runs in (a, b):
+        for metric in sorted({c.metric for c in comps}):
+            output.report_outliers(runs, metric)
+    hard, soft = results.env_differences(a, b)
+    for w in hard + soft:
+        print(f"warning: environments differ in {w}")
+    for key in unmatched:
+        print(f"note: only in one set: {key.benchmark} {key.canonical}")
+    output.report_skipped(a, b)
+    if args.save_noise_floor:
+        noise_floor.save_noise_floor(args.noise_floor, comps, cpu_of(a))
+        print(f"Saved the A/A spread of {len(comps)} comparisons to {args.noise_floor}")
+    return 0
+
+
+def cpu_of(runs):
+    return next((r.env.get("cpu_model") for r in runs if r.env), None)
+
+
+def mean_sd(v):
+    return f"{output.fmt_num(v.mean())} ± {output.fmt_num(v.std(ddof=1) if len(v) > 1 else 0)} ({len(v)})"
+
+
+def print_table(comps, policy, floor, args):
+    """One row per comparison; the unit in the header where all share it."""
+    varying = results.varying_params([c.key for c in comps])
+    kinds = {(c.unit, c.direction) for c in comps}
+    one_kind = len(kinds) == 1
+    rough = False
+    rows = []
+    for c in comps:
+        few = bool(stats.too_few(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"]))
+        rough |= few and c.ci_low == c.ci_low
+        ci = f"[{c.ci_low:+.1f}, {c.ci_high:+.1f}]%{'*' if few else ''}" \
+            if c.ci_low == c.ci_low else "-"
+        rows.append([results.label(c.key, varying)] +
+                    ([] if one_kind else [f"{c.unit} ({model.better(c.direction).split()[0]})"]) +
+                    [mean_sd(c.a), mean_sd(c.b), f"{c.delta_pct:+.2f}%", ci,
+                     output.fmt_num(c.p_adj, 4), f"{output.fmt_num(c.mde, 1)}%"] +
+                    ([f"±{floor[c.key]:.1f}%" if c.key in floor else "-"] if floor else []) +
+                    [c.result])
+    unit, dirn = next(iter(kinds))
+    metric = comps[0].metric if len({c.metric for c in comps}) == 1 else "metric"
+    first = f"Benchmark ({metric}: {unit}, {model.better(dirn)})" if one_kind else \
+        f"Benchmark ({metric})"
+    heads = [first] + ([] if one_kind else ["Unit"]) + \
+        ["Before ± sd (n)", "After ± sd (n)", "Delta", "95% CI", "p (Holm)", "MDE"] + \
+        (["A/A delta"] if floor else []) + ["Verdict"]
+    print(output.render_table(heads, rows, args.format, args.width,
+                              left=(0, len(heads) - 1) if one_kind else (0, 1, len(heads) - 1)))
+    if rough:
+        print(f"* from fewer than --min-runs {policy['default']['min_runs']} runs a side: "
+              "not to be trusted")
+
+
+TEST_NAMES = {"welch": "Welch t", "yuen": "Yuen trimmed t", "mwu": "Mann-Whitney U",
+              "paired": "paired t on the rounds"}
+
+
+def print_footer(comps, policy, clock, args):
+    """How many were tested, what the runs could see, and the clock's blind spot."""
+    rules = policy["default"]
+    tested = [c for c in comps if not stats.too_few(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])]
+    if tested:
+        print(f"\n{len(tested)} of {len(comps)} comparisons tested ({TEST_NAMES[rules['test']]}, "
+              f"alpha {rules['alpha']:g}, Holm-corrected over the {len(comps)}): a change must "
+              f"exceed {rules['threshold_pct']:g}% to matter; about "
+              f"{len(tested) * rules['alpha']:.2f} false alarms expected by chance.")
+    else:
+        fewest = min(min(len(c.a), len(c.b)) for c in comps)
+        print(f"\nNot one of the {len(comps)} comparison(s) was tested: each needs "
+              f"{rules['min_runs']} runs a side and the fewest here is {fewest}; run "
+              f"{rules['min_runs'] - fewest} more a side (or lower --min-runs).")
+    print(output.power_sentence(comps, rules["alpha"] / len(comps), rules["power"], args.target))
+    if clock == "icount":
+        print(model.ICOUNT_BLIND_SPOT)

@@ -1,0 +1,468 @@
+"""Cover-letter tables from mapbench result files: every figure comes from
+the files.
+
+  report SET                               Benchmark | Mean ± sd | Runs | Unit (one set)
+  report BEFORE AFTER                      Benchmark | Avg. Before | Avg. After | Delta
+  report BEFORE AFTER --style memory       Map Type & Configuration | Old size | New size | Savings
+  report SET --style matrix --by map=htab,rhtab   key | max | nr | htab | rhtab | ratio | delta
+  report BEFORE AFTER --style matrix       the same with before and after as the two columns
+  report SET --style rhtab                 seed 004's three tables (lookup, full update,
+                                           memory) and a summary computed from them
+  report SET --peer SET-kernel             the kernel's own bench beside mapbench, per
+                                           configuration (suite run --peer kernel)
+
+The delta table shows each benchmark's figure (--metric figure, the default,
+as in compare, gate and plot):
+for a benchmark named after a kernel bench, that bench's figure in its unit
+(htab-mem: per-prod-op in k/s, as run_bench_htab_mem.sh prints it; bpf-hashmap-*:
+M events/s per producer). The header names the unit; a Unit column appears
+where the rows' units differ.
+
+Exit status: 0 the table was printed, 3 unreadable input or nothing to show,
+64 usage error.
+"""
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from .. import cli, kernel_log, model, output, results, verdict
+
+
+def si(n):
+    """1000 -> 1K, 750000 -> 750K, 1000000 -> 1M."""
+    for div, suffix in ((1000000, "M"), (1000, "K")):
+        if n >= div and n % div == 0:
+            return f"{n // div}{suffix}"
+    return str(n)
+
+
+def header(a, b):
+    lines = []
+    for name, runs in ((" before" if b else "", a), (" after", b)):
+        kernels = sorted({f"{r.env.get('kernel_release', '?')}" for r in runs if r.env})
+        if kernels:
+            lines.append(f"Kernel{name}: {', '.join(kernels)}")
+    cpus = sorted({r.env.get("cpu_model", "?") for r in a + (b or []) if r.env})
+    if cpus:
+        lines.append(f"CPU: {', '.join(cpus)}")
+    vms = sorted({f"QEMU {v['qemu_version']} {v['accelerator'].upper()}, {v['vcpus']} vCPU, "
+                  f"{v['memory_mib']} MiB" for r in a + (b or []) if (v := r.env.get("vm"))})
+    if vms:
+        lines.append(f"Guest: {'; '.join(vms)} (VM figures are for A/B at one configuration, "
+                     "not hardware numbers)")
+    clock = model.clock_of_runs(a, b or [])
+    lines.append(f"Clock: {clock}" + (", QEMU's instruction counter (1 ns = 1 instruction)"
+                                      if clock == "icount" else ""))
+    if clock in ("icount", "mixed"):
+        lines.append(model.ICOUNT_BLIND_SPOT)
+    durs = [r.duration / r.runs for r in a if r.duration == r.duration]
+    samples, runs = per_configuration(a)
+    pooled = runs != samples
+    lines.append(f"Runs: {runs} per configuration" +
+                 (f" x {np.median(durs):.0f} s measured" if durs else "") +
+                 (f", in {samples} boots (a boot's runs pooled into one sample)" if pooled else ""))
+    return "\n".join(lines)
+
+
+def per_configuration(runs):
+    """("N" or "N-M" samples, the same for runs) per configuration of a set."""
+    def span(counts):
+        lo, hi = min(counts.values()), max(counts.values())
+        return f"{lo}" if lo == hi else f"{lo}-{hi}"
+    samples, total = {}, {}
+    for r in runs:
+        samples[r.key()] = samples.get(r.key(), 0) + 1
+        total[r.key()] = total.get(r.key(), 0) + r.runs
+    return span(samples), span(total)
+
+
+def two_digits(x):
+    """A spread with two significant digits: 4.3, 0.69, 140."""
+    if not x:
+        return "0"
+    decimals = max(0, 1 - int(np.floor(np.log10(abs(x)))))
+    return f"{x:.{decimals}f}"
+
+
+def mean_sd(v, scale, digits):
+    sd = v.std(ddof=1) if len(v) > 1 else 0.0
+    return f"{v.mean() * scale:.{digits}f} ± {two_digits(sd * scale)}"
+
+
+def seed_label(key, varying):
+    """htab-mem rows as the seed tables name them ("prealloc overwrite")."""
+    bench, p = key.benchmark, key.params
+    if bench.startswith("htab-mem-") and varying <= {"prealloc", "map_flags"}:
+        return f"{'prealloc' if p.get('prealloc') else 'normal'} {bench[len('htab-mem-'):]}"
+    return results.label(key, varying)
+
+
+USE_CASES = ["overwrite", "batch_add_batch_del", "add_del_on_diff_cpu"]
+
+
+def seed_order(c):
+    """htab-mem rows in the seed tables' order: prealloc first, then the use cases
+    as run_bench_htab_mem.sh runs them; other rows after, by name."""
+    bench = c.key.benchmark
+    case = bench[len("htab-mem-"):]
+    if case in USE_CASES:
+        return (0, not c.key.params.get("prealloc"), USE_CASES.index(case), "")
+    return (1, 0, 0, bench + c.key.canonical)
+
+
+def delta_comparisons(a, b, args):
+    """The comparisons of the delta table, judged as the gate judges them."""
+    comps, _ = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
+    if not comps:
+        cli.die(f"no benchmark with the same parameters in both sets ({args.metric})")
+    return sorted(comps, key=seed_order)
+
+
+def delta_json(a, b, args):
+    return [output.comparison_json(c, verdict.rules_for(args.policy, c.key.benchmark)["min_runs"])
+            for c in delta_comparisons(a, b, args)]
+
+
+def verdict_line(comps):
+    """The rows' verdicts in one line, under the gate's rules; the rows
+    that changed are named."""
+    by_verdict = {}
+    for c in comps:
+        by_verdict.setdefault(c.verdict, []).append(c)
+    named = (verdict.REGRESSION, verdict.IMPROVEMENT)
+    parts = [f"{len(cs)} {word}" + (f" ({', '.join(seed_label(c.key, set()) for c in cs)})"
+                                    if word in named else "")
+             for word, cs in by_verdict.items()]
+    return "Verdicts (scripts/gate's rules): " + "; ".join(parts)
+
+
+def delta_table(a, b, args):
+    metric = args.metric
+    comps = delta_comparisons(a, b, args)
+    print(verdict_line(comps))
+    scale = 1
+    if metric == "throughput":
+        scale = {"kops": 1e3, "mops": 1}[args.unit]
+    units = {c.key: c.unit for c in comps}
+    if metric == "throughput":
+        units = dict.fromkeys(units, {"kops": "K ops/s", "mops": "M ops/s"}[args.unit])
+    varying = results.varying_params([c.key for c in comps])
+    one_unit = len(set(units.values())) == 1
+    rows = [[seed_label(c.key, varying)] + ([] if one_unit else [units[c.key]]) +
+            [mean_sd(c.a, scale, 2), mean_sd(c.b, scale, 2), f"{c.delta_pct:+.2f}%"]
+            for c in comps]
+    dirs = {c.direction for c in comps}
+    said = [f"all in {next(iter(units.values()))}"] if one_unit else []
+    said += [model.better(dirs.pop())] if len(dirs) == 1 else []
+    first = f"Benchmark ({', '.join(said)})" if said else "Benchmark"
+    heads = [first] + ([] if one_unit else ["Unit"]) + ["Avg. Before", "Avg. After", "Delta"]
+    return output.render_table(heads, rows, args.format, args.width, left=(0,) if one_unit else (0, 1))
+
+
+def summary_table(a, b, args):
+    """One set: each configuration's mean ± sd."""
+    return output.summary_table(a, args.metric, args.format, args.width)
+
+
+def memory_table(a, b, args):
+    ga = results.groups(a, "bytes_per_element")
+    gb = results.groups(b, "bytes_per_element") if b else {}
+    if not ga:
+        cli.die("no mem results in the first set")
+    rows = []
+    for key, va in ga.items():
+        label = key.params["row"]
+        if not b:
+            rows.append([label, f"{va.mean():.0f} B"])
+        elif key in gb:
+            old, new = va.mean(), gb[key].mean()
+            rows.append([label, f"{old:.0f} B", f"{new:.0f} B", f"{(old - new) / old * 100:04.1f}%"])
+    heads = ["Map Type & Configuration", "Size"] if not b else \
+        ["Map Type & Configuration", "Old size", "New size", "Savings"]
+    return output.render_table(heads, rows, args.format, args.width)
+
+
+def matrix_rows(a, b, args):
+    """{(key_size, max, nr): (A mean, B mean)} for the two sides."""
+    metric = args.metric
+    sides = {}
+    if args.by:
+        param, _, values = args.by.partition("=")
+        va, vb = values.split(",")
+        for r in a:
+            v = str(r.params.get(param))
+            if v not in (va, vb) or metric not in r.metrics:
+                continue
+            rest = {k: x for k, x in r.params.items() if k not in (param, "map_type", "map_type_id")}
+            sides.setdefault(model.Configuration.of(r.benchmark, rest), {}) \
+                .setdefault(v == vb, []).append(r.metrics[metric])
+        names = (va, vb)
+    else:
+        for side, runs in ((False, a), (True, b)):
+            for r in runs:
+                if metric in r.metrics:
+                    sides.setdefault(r.key(), {}).setdefault(side, []).append(r.metrics[metric])
+        names = ("before", "after")
+    out = {}
+    for key, s in sides.items():
+        if False in s and True in s:
+            p = key.params
+            k = (p.get("key_size", 0), p.get("max_entries", 0), p.get("nr_entries", 0),
+                 key.benchmark)
+            out[k] = (np.mean(s[False]), np.mean(s[True]))
+    return names, out
+
+
+def matrix_table(a, b, args):
+    if not args.by and not b:
+        cli.die("--style matrix needs --by PARAM=A,B or two sets")
+    names, cells = matrix_rows(a, b, args)
+    if not cells:
+        cli.die("no configuration measured on both sides")
+    several = len({k[3] for k in cells}) > 1
+    rows = []
+    for (key, mx, nr, bench), (x, y) in sorted(cells.items()):
+        delta = round((y / x - 1) * 100) + 0
+        rows.append(([bench] if several else []) +
+                    [str(key), si(mx), si(nr), f"{x:.2f}", f"{y:.2f}", f"{y / x:.2f}x",
+                     f"{delta:+d} %"])
+    heads = (["benchmark"] if several else []) + ["key", "max", "nr", *names, "ratio", "delta"]
+    metric = args.metric
+    unit = model.unit_of(a + (b or []), metric)
+    return f"{metric} ({unit}):\n" + \
+        output.render_table(heads, rows, args.format, args.width, left=(0,) if several else ())
+
+
+# The kernel's rhtab names are its htab benchmarks on an rhtab map.
+RHTAB_NAMES = {"bpf-rhashmap-lookup": "bpf-hashmap-lookup",
+               "bpf-rhashmap-full-update": "bpf-hashmap-full-update",
+               "rhtab-mem-overwrite": "htab-mem-overwrite"}
+MAPS = ("htab", "rhtab")
+
+
+def context(runs):
+    """"kernel 7.2.13, TCG guest, icount clock": where a table's numbers come from."""
+    kernels = sorted({r.env.get("kernel_release", "?") for r in runs})
+    accel = sorted({vm["accelerator"].upper() if (vm := r.env.get("vm")) else "bare metal"
+                    for r in runs})
+    return (f"kernel {', '.join(kernels)}, {', '.join(accel)}"
+            f"{' guest' if any(r.env.get('vm') for r in runs) else ''}, "
+            f"{model.clock_of_runs(runs)} clock")
+
+
+def by_map(runs, bench):
+    """The runs of bench (or its rhtab name) with map htab or rhtab, as (map, run)."""
+    return [(r.params.get("map"), r) for r in runs
+            if RHTAB_NAMES.get(r.benchmark, r.benchmark) == bench and r.params.get("map") in MAPS]
+
+
+def pct(x):
+    return f"{round((x - 1) * 100):+d} %"
+
+
+def lookup_section(runs):
+    cells, pairs = {}, by_map(runs, "bpf-hashmap-lookup")
+    for m, r in pairs:
+        p = r.params
+        cells.setdefault((p["key_size"], p["max_entries"], p["nr_entries"]), {}) \
+            .setdefault(m, []).append(r.metrics["figure"])
+    rows, ratios = [], {}
+    for (key, mx, nr), v in sorted(cells.items()):
+        if set(v) != set(MAPS):
+            continue
+        h, rh = np.mean(v["htab"]), np.mean(v["rhtab"])
+        ratios[(key, mx, nr)] = rh / h
+        rows.append([str(key), si(mx), si(nr), f"{h:.2f}", f"{rh:.2f}", f"{rh / h:.2f}x",
+                     pct(rh / h)])
+    if not rows:
+        return "1. LOOKUP: no bpf-hashmap-lookup configuration ran on both maps", {}
+    table = output.render_table(["key", "max", "nr", "htab", "rhtab", "ratio", "delta"], rows,
+                                left=())
+    return (f"1. LOOKUP (single producer, M events/sec; {context([r for _, r in pairs])})\n{table}",
+            ratios)
+
+
+def full_update_section(runs):
+    lists, pairs = {}, by_map(runs, "bpf-hashmap-full-update")
+    for m, r in pairs:
+        if r.per_producer:
+            lists.setdefault(m, []).append(r.per_producer)
+    if set(lists) != set(MAPS):
+        return "2. FULL UPDATE: bpf-hashmap-full-update did not run on both maps", None
+    out = [f"2. FULL UPDATE (M events/sec per producer; {context([r for _, r in pairs])})"]
+    means = {}
+    for m in MAPS:
+        # a producer's figure: its mean over the runs
+        per = np.mean(np.array([x for x in lists[m] if len(x) == len(lists[m][0])]), axis=0)
+        means[m] = per.mean()
+        runs = len(lists[m])
+        out += [f"{m} per-producer ({runs} run{'s' if runs > 1 else ''}):", " ".join(f"{v:.2f}" for v in per),
+                f"mean {per.mean():.2f} range {per.min():.2f} - {per.max():.2f}"]
+    speedup = means["rhtab"] / means["htab"]
+    out.append(f"speedup (mean): {speedup:.2f}x ({pct(speedup)})")
+    return "\n".join(out), speedup
+
+
+def memory_section(runs):
+    cells, pairs = {}, by_map(runs, "htab-mem-overwrite")
+    for m, r in pairs:
+        if "charged_avg" in r.metrics:
+            cells.setdefault(r.params["value_size"], {}).setdefault(m, []).append(r)
+    rows, notes, deltas = [], [], {}
+    for vs, v in sorted(cells.items()):
+        if set(v) != set(MAPS):
+            continue
+        ops = {m: np.mean([r.metrics["figure"] for r in v[m]]) for m in MAPS}
+        mem = {m: np.mean([r.metrics["charged_avg"] for r in v[m]]) / 2**20 for m in MAPS}
+        rows.append([f"{vs} B", f"{ops['htab']:.2f} k/s", f"{ops['rhtab']:.2f} k/s",
+                     f"{mem['htab']:.2f} MiB", f"{mem['rhtab']:.2f} MiB"])
+        deltas[vs] = (ops["rhtab"] / ops["htab"], mem["rhtab"] / mem["htab"])
+        notes.append(f"rhtab/htab: {(deltas[vs][0] - 1) * 100:+.1f} % ops, "
+                     f"{(deltas[vs][1] - 1) * 100:+.1f} % mem ({vs} B)")
+    if not rows:
+        return "3. MEMORY: htab-mem overwrite did not run on both maps", {}
+    table = output.render_table(["value_size", "htab ops/s", "rhtab ops/s", "htab mem", "rhtab mem"],
+                                rows, left=())
+    return (f"3. MEMORY (htab-mem overwrite: per-prod-op, cgroup charge mean; "
+            f"{context([r for _, r in pairs])})\n"
+            f"{table}\n" + "\n".join(notes), deltas)
+
+
+def winner(ratio):
+    """"rhtab 1.20x" or "htab 1.25x": who is ahead by how much."""
+    return f"rhtab {ratio:.2f}x" if ratio >= 1 else f"htab {1 / ratio:.2f}x"
+
+
+def rhtab_summary(ratios, speedup, deltas):
+    """Which map wins where, in sentences computed from the tables."""
+    out = ["SUMMARY (computed from the tables above)"]
+    for mx in sorted({k[1] for k in ratios}):
+        parts = []
+        for key in sorted({k[0] for k in ratios if k[1] == mx}):
+            rs = [v for k, v in ratios.items() if k[:2] == (key, mx)]
+            lo, hi = min(rs), max(rs)
+            if lo < 1 < hi:
+                parts.append(f"{key} B keys: mixed ({winner(lo)} to {winner(hi)})")
+                continue
+            side = "rhtab" if lo >= 1 else "htab"
+            f = sorted({f"{x if x >= 1 else 1 / x:.2f}" for x in rs}, key=float)
+            span = f[0] if len(f) == 1 else f"{f[0]}-{f[-1]}"
+            parts.append(f"{key} B keys: {side} ahead ({span}x)")
+        out.append(f"* Lookup, max {si(mx)}: " + "; ".join(parts) + ".")
+    if speedup:
+        out.append(f"* Full update per producer: {winner(speedup)} faster on the mean.")
+    for vs, (ops, mem) in sorted(deltas.items()):
+        on_par = abs(ops - 1) < 0.05 and abs(mem - 1) < 0.05
+        out.append(f"* Memory at {vs} B values: " +
+                   ("on par (ops and memory within 5 %)" if on_par else
+                    f"rhtab {(ops - 1) * 100:+.1f} % ops, {(mem - 1) * 100:+.1f} % memory") + ".")
+    return "\n".join(out)
+
+
+def rhtab_table(a, b, args):
+    if b:
+        cli.die("--style rhtab reads one set holding htab and rhtab runs (suite rhtab-vs-htab)",
+                cli.EXIT_USAGE)
+    lookup, ratios = lookup_section(a)
+    full, speedup = full_update_section(a)
+    memory, deltas = memory_section(a)
+    if not ratios and speedup is None and not deltas:
+        cli.die("no configuration ran on both htab and rhtab (a kernel without rhtab records "
+                "them as unsupported)")
+    return "\n\n".join([lookup, full, memory, rhtab_summary(ratios, speedup, deltas)])
+
+
+def median_cv(v):
+    """"23.60 (CV 1.2%, 5)": a side of the peer table."""
+    v = np.asarray(v)
+    cv = v.std(ddof=1) / v.mean() * 100 if len(v) > 1 and v.mean() else 0.0
+    return f"{np.median(v):.2f} (CV {cv:.1f}%, {len(v)})"
+
+
+def unit_scale(unit):
+    """Operations per second of one unit: "M ops/s" 1e6, "K ops/s" and "k/s" 1e3."""
+    return {"M": 1e6, "K": 1e3, "k": 1e3}.get(unit[:1], 1.0)
+
+
+def peer_table(a, b, args):
+    """Each configuration of SET beside the kernel bench's runs of it in
+    PEER (same folder names): medians, CVs and mapbench / kernel. Both sides
+    count every run (the kernel bench's logs carry no boot), and the kernel
+    bench's figures are put in mapbench's unit."""
+    ours, theirs = results.label_dir(args.before), results.label_dir(args.peer)
+    a = results.load_path(args.before, pool_boots=False)
+    rows, ratios = [], []
+    for folder in sorted(p for p in theirs.iterdir() if p.is_dir()):
+        logs = sorted(folder.glob("run-*.log"))
+        unit = next((r.unit("figure") for r in a if Path(r.source).parent.name == folder.name),
+                    "")
+        kernel = [r.metrics["figure"] * unit_scale(r.unit("figure")) / unit_scale(unit)
+                  for f in logs
+                  for r in kernel_log.parse_kernel_bench(f.read_text(errors="replace"), str(f))[-1:]]
+        mine = [r.metrics["figure"] for r in a
+                if Path(r.source).parent.name == folder.name and "figure" in r.metrics]
+        if not kernel:
+            why = (logs[-1].read_text(errors="replace").strip().splitlines() or ["no output"])[-1] \
+                if logs else "no run"
+            rows.append([folder.name, f"did not run: {why[:70]}", median_cv(mine) if mine else "-",
+                         "-", unit])
+            continue
+        if not mine:
+            continue
+        ratio = np.median(mine) / np.median(kernel)
+        ratios.append(ratio)
+        rows.append([folder.name, median_cv(kernel), median_cv(mine), f"{ratio:.2f}", unit])
+    if not rows:
+        cli.die(f"{theirs}: no kernel bench runs of {ours}'s configurations")
+    table = output.render_table(["Configuration", "kernel bench (median)", "mapbench (median)",
+                                 "mapbench / kernel", "Unit"], rows, args.format, args.width,
+                                left=(0, 1, 4))
+    if ratios:
+        table += (f"\nOn this machine mapbench and the kernel's bench agree within "
+                  f"{max(abs(r - 1) for r in ratios) * 100:.0f}% ({len(ratios)} configurations; "
+                  f"ratios {min(ratios):.2f}-{max(ratios):.2f}).")
+    return table
+
+
+def main(argv=None):
+    ap = cli.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("before", help="result file or folder")
+    ap.add_argument("after", nargs="?", help="result file or folder")
+    ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab"], default="delta")
+    ap.add_argument("--format", choices=["text", "md", "org"], default="text")
+    ap.add_argument("--width", type=int, help="fit the table in this many columns (e.g. 72)")
+    ap.add_argument("--metric", choices=sorted(model.METRICS), default=model.DEFAULT_METRIC)
+    ap.add_argument("--policy", help="the gate's policy file, for the verdicts")
+    ap.add_argument("--unit", choices=["kops", "mops"], default="kops",
+                    help="with --metric throughput: K ops/s or M ops/s")
+    ap.add_argument("--by", help="matrix: PARAM=A,B, e.g. map=htab,rhtab")
+    ap.add_argument("--peer", help="the kernel bench's runs of SET's configurations "
+                                   "(suite run --peer kernel: SET-kernel)")
+    ap.add_argument("--json", action="store_true",
+                    help="the delta table as one JSON document (the fields of compare --json)")
+    args = ap.parse_args(argv)
+    args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+    a = cli.need_runs(results.load_path(args.before), args.before)
+    b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None
+    if args.json:
+        if not b or args.style != "delta":
+            cli.die("--json is for the delta table: report BEFORE AFTER --json", cli.EXIT_USAGE)
+        output.print_json(delta_json(a, b, args), tool="report")
+        return 0
+    if args.peer:
+        if b:
+            cli.die("--peer sets one set beside the kernel bench's: report SET --peer SET-kernel",
+                    cli.EXIT_USAGE)
+        table = peer_table
+    elif args.style == "delta" and not b:
+        table = summary_table
+    else:
+        table = {"delta": delta_table, "memory": memory_table, "matrix": matrix_table,
+                 "rhtab": rhtab_table}[args.style]
+    print(header(a, b or []))
+    print()
+    print(table(a, b, args))
+    output.report_skipped(a, *([b] if b else []))
+    return 0

@@ -1,0 +1,77 @@
+"""The kernel selftests bench's text output, read by its lines' shapes: one
+run per Summary line (or per cpuNN/per-CPU block), as mapbench reads its own."""
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .model import Run, figure_unit
+
+
+# bpf-hashmap-full-update's kernel line: "3:hash_map_full_perf 20330000 events per sec"
+FULL_PERF = re.compile(r"^(?P<cpu>\d+):hash_map_full_perf (?P<v>\d+) events per sec$")
+
+# "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
+# LPM cover letter's "lookup: throughput 7.423 ± 0.023 M ops/s (...), latency 134.710 ns/op"
+_SUMMARY = re.compile(
+    r"^\s*(?P<name>[\w.-]+)?\s*:\s*throughput\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*"
+    r"(?P<tunit>[MK])\s*ops/s.*?latency\s+(?P<lat>[\d.]+)\s*(?P<lunit>ns|us|ms)/op")
+_HITS = re.compile(r"^\s*Summary:\s*hits\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*M/s")
+# htab-mem: "Summary: per-prod-op  115.11 ±    4.10k/s, memory usage ..."
+_PER_PROD = re.compile(r"^\s*Summary:\s*per-prod-op\s+(?P<v>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*k/s")
+# bpf-hashmap-lookup: "cpu00: lookup 23.272M ± 5.213M events/sec (approximated ...)"
+_LOOKUP_CPU = re.compile(r"^\s*cpu\d+:\s*lookup\s+(?P<v>[\d.]+)M\s*(?:±|\+-)")
+_SCALE = {"M": 1.0, "K": 1e-3}
+_LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+
+# Lines the kernel bench prints besides its summaries: a log is recognised
+# by its shape (most of its lines are the bench's), never by one word.
+_BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
+                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s|"
+                         r"\d+:hash_map_full_perf\s)")
+
+
+def looks_like_kernel_log(text):
+    lines = [x for x in text.splitlines() if x.strip()]
+    ours = sum(bool(_BENCH_LINE.match(x)) for x in lines)
+    return bool(lines) and ours * 2 >= len(lines)
+
+
+def parse_kernel_bench(text, source):
+    """Runs from the kernel selftests bench's text output, one per Summary
+    line; each run's figure is the line's own figure (throughput, hits or
+    per-prod-op). bpf-hashmap-lookup's cpuNN lines and full-update's
+    per-CPU lines make one run each, their mean over the CPUs (M events/s
+    per producer, as mapbench's figure)."""
+    runs = []
+    default = Path(source).stem
+    for pattern, scale in ((_LOOKUP_CPU, 1.0), (FULL_PERF, 1e-6)):
+        per_cpu = [float(m["v"]) * scale
+                   for line in text.splitlines() if (m := pattern.match(line.strip()))]
+        if per_cpu:
+            v = float(np.mean(per_cpu))
+            runs.append(Run(source, default, {"source": "kernel-bench"}, {"figure": v},
+                            units={"figure": figure_unit("M events/s", "events per producer")},
+                            per_producer=per_cpu))
+    for line in text.splitlines():
+        m = _SUMMARY.match(line)
+        if m:
+            name = m.group("name")
+            name = default if name in (None, "Summary") else name
+            tput = float(m.group("tput")) * _SCALE[m.group("tunit")]
+            runs.append(Run(source, name, {"source": "kernel-bench"}, {
+                "throughput": tput, "figure": tput,
+                "latency": float(m.group("lat")) * _LAT[m.group("lunit")]},
+                units={"figure": "M ops/s throughput"}))
+            continue
+        m = _HITS.match(line)
+        if m:
+            runs.append(Run(source, default, {"source": "kernel-bench"},
+                            {"throughput": float(m.group("tput")), "figure": float(m.group("tput"))},
+                            units={"figure": "M/s hits"}))
+            continue
+        m = _PER_PROD.match(line)
+        if m:
+            runs.append(Run(source, default, {"source": "kernel-bench"},
+                            {"figure": float(m.group("v"))}, units={"figure": "k/s per-prod-op"}))
+    return runs

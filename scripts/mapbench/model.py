@@ -1,0 +1,165 @@
+"""What a run is: its configuration (benchmark and parameters), its metrics
+with their units and directions, its clock and environment. Loading
+(results), statistics (stats) and verdicts (verdict) all speak of these."""
+import json
+import math
+from dataclasses import dataclass, field
+
+SCHEMA = "mapbench-result"
+SCHEMA_VERSION = 2
+
+# metric -> (unit, direction: +1 higher is better, -1 lower is better).
+# "figure" is each benchmark's own headline figure, the default of every
+# script; its unit and direction are in the results (bytes: lower is better).
+DEFAULT_METRIC = "figure"
+# the runs a side a verdict needs on the host clock (mapbench/verdict.py's default)
+DEFAULT_MIN_RUNS = 5
+METRICS = {
+    "figure": ("the benchmark's unit", +1),
+    "throughput": ("M ops/s", +1),
+    "latency": ("ns/op", -1),
+    "kernel_rate": ("M ops/s per producer, in-kernel", +1),
+    "bytes_per_element": ("B", -1),
+    "memlock_peak": ("B", -1),
+    "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),
+    # mem --nr-entries below --max-entries: the part-full map's own bytes
+    "memlock_at_fill": ("B memlock of the part-full map", -1),
+    "charged_at_fill": ("B charged for the part-full map", -1),
+    # --perf's hardware counters per map operation (bare metal: the PMU)
+    "instructions": ("instructions/op", -1),
+    "cycles": ("cycles/op", -1),
+}
+PERF_METRICS = ("instructions", "cycles")
+
+# The clocks a figure can be in. Under icount (scripts/vmrun under TCG) a guest
+# nanosecond is one executed instruction: noise-free, blind to cache and memory.
+ICOUNT_UNIT = "icount: 1 ns = 1 instruction"
+ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 executed instruction), "
+                     "so code-path changes show to about 0.1% but cache and memory effects do "
+                     "not; a memory-saving patch needs host-clock or KVM runs for its speed and "
+                     "`./bench mem` for its bytes.")
+# The smallest change that matters, by clock, where a policy does not say:
+# five runs on a shared machine cannot tell less than about 5% from noise;
+# a noise-free clock sees 0.01%, which is real but rarely worth a patch.
+MIN_EFFECT_PCT = {"host": 5.0, "icount": 0.5}
+# Runs a side before a verdict: a noise-free clock needs two (boots) a side.
+MIN_RUNS = {"host": DEFAULT_MIN_RUNS, "icount": 2}
+
+
+def min_runs_of(clock):
+    return MIN_RUNS.get(clock, DEFAULT_MIN_RUNS)
+
+
+def min_effect_of(clock):
+    return MIN_EFFECT_PCT.get(clock, 0.0)
+
+
+def clock_of(env):
+    """host, or icount for runs in a guest whose clock counted instructions."""
+    return (env.get("vm") or {}).get("clock", "host")
+
+
+def clock_of_runs(*sets):
+    """The one clock of these runs, or "mixed"."""
+    clocks = {clock_of(r.env) for runs in sets for r in runs}
+    return clocks.pop() if len(clocks) == 1 else "mixed"
+
+
+# Environment fields that make two sets not comparable if they differ
+# (the kernel is expected to differ).
+ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden", "clock"]
+ENV_WARN = ["mitigations", "smt_active", "cpufreq_governor", "cpufreq_boost", "host"]
+# Fields that every run of one set must share: a set is one kernel, CPU and build.
+SET_MUST_SHARE = ["kernel_release", "cpu_model", "mapbench_revision"]
+
+
+class InputError(Exception):
+    """A result file or folder that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, order=True)
+class Configuration:
+    """What a run measured: its benchmark and parameters. Runs group on it and
+    two sets match on it; it sorts by benchmark, then by parameters."""
+    benchmark: str
+    canonical: str = "{}"           # the parameters as JSON with sorted keys
+
+    @classmethod
+    def of(cls, benchmark, params, ignore=()):
+        """The configuration of these parameters, those in ignore left out."""
+        return cls(benchmark, json.dumps({k: v for k, v in params.items() if k not in ignore},
+                                         sort_keys=True))
+
+    @property
+    def params(self):
+        return json.loads(self.canonical)
+
+
+@dataclass
+class Run:
+    source: str
+    benchmark: str
+    params: dict
+    metrics: dict                  # metric -> value for this run
+    env: dict = field(default_factory=dict)
+    duration: float = math.nan      # measured seconds
+    units: dict = field(default_factory=dict)   # metric -> unit where not METRICS'
+    within_cv: float = math.nan     # CV of the run's own one-second samples
+    directions: dict = field(default_factory=dict)  # metric -> direction where not METRICS'
+    per_producer: list = field(default_factory=list)  # M events/s of each producer
+    runs: int = 1                   # ./bench runs behind it (a guest boot's, pooled)
+
+    def key(self, ignore=()):
+        """The group the run belongs to; the parameters in ignore take no part."""
+        return Configuration.of(self.benchmark, self.params, ignore)
+
+    def unit(self, metric):
+        return self.units.get(metric, METRICS[metric][0])
+
+    def direction(self, metric):
+        """+1 where higher is better, -1 where lower is."""
+        return self.directions.get(metric, METRICS[metric][1])
+
+
+@dataclass
+class Skipped:
+    """A result file left out of the analysis, and why."""
+    source: str
+    benchmark: str
+    params: dict
+    why: str
+
+    def key(self):
+        return Configuration.of(self.benchmark, self.params)
+
+
+class Runs(list):
+    """The runs of a set, with the files that were left out (.skipped)."""
+    def __init__(self, runs=(), skipped=()):
+        super().__init__(runs)
+        self.skipped = list(skipped)
+
+
+# Units that name their noun only by a symbol.
+UNIT_NOUNS = {"B": "bytes"}
+
+
+def figure_unit(unit, name):
+    """A figure's unit and name as one label, the name's first word left out
+    where the unit already says it: "M ops/s throughput", "k/s per-prod-op",
+    "M events/s per producer" (not "M events/s events per producer"), "B per
+    element"."""
+    first, _, rest = name.partition(" ")
+    said = first in unit.replace("/", " ").split() or UNIT_NOUNS.get(unit) == first
+    return f"{unit} {rest}" if said and rest else f"{unit} {name}"
+
+
+def unit_of(runs, metric):
+    """The metric's unit, e.g. "k/s per-prod-op" for htab-mem figures; the
+    units joined by " / " where runs differ."""
+    return " / ".join(sorted({r.unit(metric) for r in runs if metric in r.metrics})) or \
+        METRICS[metric][0]
+
+
+def better(direction):
+    return "higher is better" if direction > 0 else "lower is better"

@@ -1,0 +1,122 @@
+"""What the scripts print: tables in the cover letters' style (text,
+Markdown, Org), the --json rows every tool shares, and notes on runs left
+out or far from their group."""
+import json
+import math
+
+import numpy as np
+
+from .model import better, unit_of
+from .results import label, varying_params
+from .stats import outliers, pooled_sd, runs_needed, too_few
+
+
+def report_skipped(*sets):
+    """One note per file left out of the analysis; files left out for the
+    same reason in one set (e.g. every boot's warmup run) share one note."""
+    for runs in sets:
+        by_why = {}
+        for s in getattr(runs, "skipped", []):
+            by_why.setdefault(s.why, []).append(s.source)
+        for why, sources in by_why.items():
+            if len(sources) <= 2:
+                for src in sources:
+                    print(f"note: left out {src}: {why}")
+            else:
+                print(f"note: left out {len(sources)} files: {why} ({sources[0]}, ...)")
+
+
+def power_sentence(comps, alpha, power, target):
+    """"With 5 runs a side and CV 1.8%, changes under 4.1% cannot be seen
+    (power 0.8, alpha 0.01); 12 runs a side would see 2%." for the least
+    sensitive comparison."""
+    worst = max((c for c in comps if c.mde == c.mde), key=lambda c: c.mde, default=None)
+    if worst is None:
+        return "MDE: needs at least two runs a side."
+    cv = pooled_sd(worst.a, worst.b) / abs(np.mean(worst.a)) * 100
+    n = runs_needed(worst.a, worst.b, target, alpha, power)
+    return (f"MDE: with {len(worst.a)}/{len(worst.b)} runs and CV {cv:.2g}%, changes under "
+            f"{worst.mde:.2g}% cannot be seen (power {power:g}, alpha {alpha:g}; "
+            f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
+
+
+def report_outliers(runs, metric):
+    for r, why in outliers(runs, metric):
+        print(f"note: outlier run {r.source}: {why}")
+
+
+def fmt_num(v, digits=3):
+    """digits decimals, and at least three significant digits for small values
+    (0.000228 K ops/s must not read 0.000)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if v and abs(v) < 10 ** -digits:
+        return f"{v:.3g}"
+    return f"{v:.{digits}f}"
+
+
+def comparison_json(c, min_runs=None):
+    """One row of --json (compare, report, gate): the same fields whoever prints it."""
+    def side(v):
+        return {"mean": float(np.mean(v)), "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0,
+                "runs": len(v)}
+    return {"benchmark": c.key.benchmark, "params": c.key.params, "metric": c.metric,
+            "unit": c.unit, "direction": better(c.direction), "before": side(c.a),
+            "after": side(c.b), "delta_pct": c.delta_pct,
+            "ci": [None if math.isnan(x) else x for x in (c.ci_low, c.ci_high)],
+            "ci_reliable": min_runs is None or not too_few(c, min_runs),
+            "p_holm": None if math.isnan(c.p_adj) else c.p_adj,
+            "mde_pct": None if math.isnan(c.mde) else c.mde, "verdict": c.verdict,
+            "result": c.result}
+
+
+def print_json(rows, **extra):
+    print(json.dumps(dict(extra, rows=rows), indent=1, sort_keys=True))
+
+
+def summary_table(runs, metric, fmt="text", width=None):
+    """One row per configuration of one set: mean ± stddev (runs) and unit."""
+    keyed = {}
+    for r in runs:
+        if metric in r.metrics:
+            keyed.setdefault(r.key(), []).append(r)
+    if not keyed:
+        return f"(no {metric} in these results)"
+    varying = varying_params(list(keyed))
+    rows = []
+    for key, rs in sorted(keyed.items()):
+        v = np.array([r.metrics[metric] for r in rs])
+        sd = v.std(ddof=1) if len(v) > 1 else 0.0
+        rows.append([label(key, varying), f"{fmt_num(v.mean())} ± {fmt_num(sd)}", str(len(v)),
+                     unit_of(rs, metric)])
+    return render_table(["Benchmark", f"Mean ± sd ({metric})", "Runs", "Unit"], rows, fmt, width,
+                        left=(0, 3))
+
+
+def render_table(headers, rows, fmt="text", width=None, left=(0,)):
+    """Rows as a plain-text table (the cover letters' style), Markdown or Org.
+    Columns in left are left-aligned, the others right-aligned. With width,
+    the first column is shortened until the table fits."""
+    cells = [list(map(str, headers))] + [list(map(str, r)) for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    if width:
+        rest = sum(widths[1:]) + 3 * (len(widths) - 1)
+        if widths[0] + rest > width:
+            widths[0] = max(8, width - rest)
+            for r in cells:
+                if len(r[0]) > widths[0]:
+                    r[0] = r[0][:widths[0] - 1] + "~"
+
+    def line(r):
+        out = [c.ljust(w) if i in left else c.rjust(w)
+               for i, (c, w) in enumerate(zip(r, widths))]
+        if fmt == "text":
+            return " | ".join(out).rstrip()
+        return "| " + " | ".join(out) + " |"
+
+    sep = {"text": "-|-", "md": "-|-", "org": "-+-"}[fmt]
+    rule = sep.join("-" * w for w in widths)
+    if fmt != "text":
+        rule = ("|-" if fmt == "md" else "|-") + rule + "-|"
+    lines = [line(cells[0]), rule] + [line(r) for r in cells[1:]]
+    return "\n".join(lines)

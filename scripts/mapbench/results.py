@@ -1,0 +1,240 @@
+"""Result files and kernel bench logs into runs: loading, schema upgrades, a
+guest boot's runs pooled into one sample, the checks a set must pass, and
+grouping by configuration.
+
+A run (one ./bench process, or one Summary line of a kernel bench log) is one
+sample: its value is the median of its post-warmup intervals. Runs of the same
+configuration form a group; groups of two sets are matched on it.
+"""
+import json
+import math
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from .kernel_log import FULL_PERF, looks_like_kernel_log, parse_kernel_bench
+from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, PERF_METRICS, SCHEMA,
+                    SCHEMA_VERSION, SET_MUST_SHARE, InputError, Run, Runs, Skipped, clock_of,
+                    figure_unit)
+from .paths import RESULTS
+
+
+def label_dir(label):
+    """Where a set's runs go: results/LABEL, or LABEL itself when it is a path."""
+    return RESULTS / label if "/" not in label else Path(label)
+
+
+def _run_from_result(doc, source):
+    """One Run per throughput document; one per memory row for mem; or a
+    Skipped for a run that did not complete or measured nothing."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError(f"{source}: not a mapbench result (no \"schema\": \"{SCHEMA}\")")
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported "
+                         f"(this mapbench reads {SCHEMA_VERSION}); rerun ./bench to rewrite it")
+    try:
+        return _runs_of(doc, source)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError(f"{source}: malformed mapbench result ({type(e).__name__}: {e})") from e
+
+
+# Parameters added later whose false means what their absence meant before:
+# left out when false, so that older results still match newer ones.
+FALSE_AS_ABSENT = ("zero_seed",)
+
+
+def _runs_of(doc, source):
+    env = doc.get("environment", {})
+    params = {k: v for k, v in doc["params"].items()
+              if not (k in FALSE_AS_ABSENT and v is False)}
+    if env.get("vm", {}).get("warmup"):
+        return [Skipped(source, doc["benchmark"], params, "warmup run (the first of its boot)")]
+    if doc["status"] != "complete":
+        reason = f" ({doc['reason']})" if doc.get("reason") else ""
+        return [Skipped(source, doc["benchmark"], params, f"status {doc['status']}{reason}")]
+    if "memory" in doc:
+        runs = []
+        for row in doc["memory"]["rows"]:
+            if row["status"] != "ok":
+                continue
+            p = dict(params, map=row["map"], prealloc=row["prealloc"], row=row["label"])
+            v = row["bytes_per_element"]
+            metrics = {"bytes_per_element": v, "figure": v}
+            fill = row.get("fill") or {}
+            if fill:
+                metrics["memlock_at_fill"] = fill["memlock"]
+            if fill.get("charged") is not None:
+                metrics["charged_at_fill"] = fill["charged"]
+            runs.append(Run(source, "mem", p, metrics, env,
+                            units={"figure": figure_unit("B", "bytes per element")},
+                            directions={"figure": -1}))
+        return runs
+    measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
+    if not measured:
+        return [Skipped(source, doc["benchmark"], params, "no measured samples")]
+
+    def median(field):
+        return float(np.median([s[field] for s in measured]))
+    figure = doc["summary"]["figure"]
+    metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
+               "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
+    memory = doc["summary"].get("memory", {})
+    for m in ("memlock_peak", "charged_avg"):
+        if memory.get(m) is not None:
+            metrics[m] = memory[m]
+    dur = sum(s["interval_ns"] for s in measured) / 1e9
+    units = {"figure": figure_unit(figure["unit"], figure["name"])}
+    for c in (doc.get("perf") or {}).get("counters", []):
+        if c["name"] in PERF_METRICS and c["status"] == "ok":
+            metrics[c["name"]] = c["per_op"]
+    if clock_of(env) == "icount":
+        units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
+        units["latency"] = f"instructions/op [{ICOUNT_UNIT}]"
+    cv = doc["summary"].get("throughput_mops", {}).get("cv")
+    return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
+                cv if cv is not None else math.nan, per_producer=per_producer(doc, measured))]
+
+
+def per_producer(doc, measured):
+    """Each producer's M events/s: the kernel's per-CPU lines where the
+    benchmark prints them (its own aggregation), else ops over in-kernel
+    time of the measured samples."""
+    lines = [m for x in doc["summary"].get("kernel_lines") or [] if (m := FULL_PERF.match(x))]
+    if lines:
+        return [int(m["v"]) / 1e6 for m in sorted(lines, key=lambda m: int(m["cpu"]))]
+    n = len(measured[0].get("producers") or [])
+    out = []
+    for i in range(n):
+        ops = sum(s["producers"][i]["ops"] for s in measured)
+        ns = sum(s["producers"][i]["ns"] for s in measured)
+        out.append(ops / ns * 1e3 if ns else math.nan)
+    return out
+
+
+def load_path(path, pool_boots=True):
+    """Runs from a result file, a kernel bench log, or a folder of them; the
+    files left out (failed, unsupported, interrupted, empty) in .skipped.
+    pool_boots: a guest boot's runs of a configuration become one (per_boot)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file or folder")
+    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
+    found = []
+    for f in files:
+        if f.name.endswith((".png", ".svg")) or ".tmp." in f.name:
+            continue
+        text = f.read_text(errors="replace")
+        if f.suffix == ".json":
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{f}: not valid JSON ({e})") from e
+            found += _run_from_result(doc, str(f))
+        elif looks_like_kernel_log(text):
+            found += parse_kernel_bench(text, str(f))
+        elif not p.is_dir():
+            raise InputError(f"{f}: neither a mapbench result (.json) nor a kernel bench log "
+                             "(most of its lines should be the bench's Iter/Summary lines)")
+    if not found:
+        raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
+    measured = [r for r in found if isinstance(r, Run)]
+    runs = Runs(per_boot(measured) if pool_boots else measured,
+                [r for r in found if isinstance(r, Skipped)])
+    check_one_set(runs, path)
+    return runs
+
+
+def per_boot(runs):
+    """Runs in QEMU guests (scripts/vmrun) share their boot's state, so a boot,
+    not a run, is one sample: the runs of one configuration in one boot become
+    one Run with their median metrics. Host runs are left as they are."""
+    out, boots = [], {}
+    for r in runs:
+        if "vm" in r.env and r.env.get("boot_id"):
+            boots.setdefault((r.key(), r.env["boot_id"]), []).append(r)
+        else:
+            out.append(r)
+    for group in boots.values():
+        out.append(pooled(group))
+    return out
+
+
+def pooled(group):
+    """One Run for runs of one configuration: their median metrics, summed
+    duration and median within-run CV; everything else (units, directions,
+    environment, per-producer figures) from the first, so nothing a run
+    carries is lost."""
+    first = group[0]
+    if len(group) == 1:
+        return first
+    shared = [m for m in first.metrics if all(m in g.metrics for g in group)]
+    per_producer = [float(np.median(x)) for x in zip(*(g.per_producer for g in group))]
+    return replace(first, metrics={m: float(np.median([g.metrics[m] for g in group]))
+                                   for m in shared},
+                   duration=sum(g.duration for g in group),
+                   within_cv=float(np.median([g.within_cv for g in group])),
+                   per_producer=per_producer, runs=sum(g.runs for g in group))
+
+
+def check_one_set(runs, path):
+    """Refuse a set whose runs come from different kernels, CPUs or builds:
+    pooled, they would compare something else than they claim."""
+    for f in SET_MUST_SHARE:
+        values = sorted({str(r.env[f]) for r in runs if r.env.get(f) is not None})
+        if len(values) > 1:
+            raise InputError(f"{path}: its runs differ in {f} ({', '.join(values)}); "
+                             "put each in a folder of its own")
+
+
+def groups(runs, metric, ignore=()):
+    """{Configuration: np.array of the metric's values, in run order}, sorted."""
+    out = {}
+    for r in runs:
+        if metric in r.metrics:
+            out.setdefault(r.key(ignore), []).append(r.metrics[metric])
+    return {k: np.array(out[k], dtype=float) for k in sorted(out)}
+
+
+def varying_params(keys):
+    """Parameter names whose values differ between groups of the same benchmark."""
+    seen = {}
+    for key in keys:
+        for k, v in key.params.items():
+            seen.setdefault((key.benchmark, k), set()).add(json.dumps(v))
+    return {k for (_, k), vals in seen.items() if len(vals) > 1}
+
+
+# Parameters derived from others: they would only repeat them in a label.
+DERIVED = {"key_set", "map_type", "map_type_id", "map_flags"}
+
+
+def label(key, varying):
+    """"htab-lookup max_entries=1000": the benchmark and the varying parameters."""
+    p = key.params
+    extra = [f"{k}={p[k]}" for k in sorted(varying - DERIVED) if k in p]
+    return " ".join([key.benchmark] + extra)
+
+
+def env_differences(a_runs, b_runs):
+    """(must_match, warn) lists of 'field: A vs B' for environments that differ."""
+    def values(runs, f):
+        if f == "clock":
+            return {clock_of(r.env) for r in runs if r.env}
+        return {json.dumps(r.env.get(f), sort_keys=True) for r in runs if r.env}
+    hard, soft = [], []
+    for fields, out in ((ENV_MUST_MATCH, hard), (ENV_WARN, soft)):
+        for f in fields:
+            va, vb = values(a_runs, f), values(b_runs, f)
+            if va and vb and va != vb:
+                out.append(f"{f}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
+    return hard, soft
+
+
+def round_of(run):
+    """N of the run-N.json a run came from: its round in an interleaved A/B
+    (scripts/suite, suite ab, vmrun: boots alternate, so run N of A and run N
+    of B ran next to each other), or None."""
+    m = re.search(r"run-(\d+)\.json$", run.source)
+    return int(m[1]) if m else None
