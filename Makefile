@@ -39,7 +39,7 @@ DEB_PKGS_SLOW := linux-source-6.12
 .SECONDARY:
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
-.PHONY: all deps run suite check check-slow unit integration clean
+.PHONY: all deps run suite test check check-slow unit integration clean
 all: bench
 
 deps:
@@ -114,6 +114,13 @@ unit: $(UNIT_BINS)
 integration: bench
 	$(PYTHON) -m pytest -q tests/integration
 
+# The quick tier: unit tests and the scripts on fixtures; no root, no apt,
+# no QEMU (the packages of make deps must be there).
+test: bench unit
+	$(PYTHON) -m pytest -q -rs -m "not live and not slow" tests/scripts
+
+# What CI runs: make test's tests, and those that run ./bench on this kernel
+# and boot guests.
 check: deps bench unit
 	$(PYTHON) -m pytest -q -rs -m "not slow" tests
 
