@@ -78,6 +78,7 @@ struct plan {
 	bool force;			/* --trigger nic: replace an XDP program already there */
 	const char *json_path;
 	const char *label;
+	int round;			/* --round: the run's round in an interleaved series, or 0 */
 	const char *from_result;	/* --from-result: the plan of an earlier run */
 	int trigger;			/* enum trigger */
 	int trigger_fallback;		/* where the kernel refuses trigger (the row's

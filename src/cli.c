@@ -14,12 +14,12 @@ enum {
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
-	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS,
+	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
 
 /* The options that say how to run and report, not what: the only ones that
  * go with --from-result. */
-static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_DRY_RUN,
+static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_ROUND, OPT_DRY_RUN,
 				     OPT_GUEST_CPUS, OPT_LIST_OPTIONS,
 				     OPT_CONTRACTS, OPT_FROM_RESULT, OPT_VERSION };
 
@@ -44,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "round", required_argument, NULL, OPT_ROUND },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "iface", required_argument, NULL, OPT_IFACE },
 	{ "xdp-action", required_argument, NULL, OPT_XDP_ACTION },
@@ -82,7 +83,7 @@ void cli_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ./bench [OPTIONS] BENCHMARK [OPTIONS]\n"
-"       ./bench --from-result FILE [--json FILE] [--label TEXT] [-q] [--dry-run]\n"
+"       ./bench --from-result FILE [--json FILE] [--label TEXT] [--round N] [-q] [--dry-run]\n"
 "       ./bench -l\n"
 "\n"
 "Global options:\n"
@@ -95,6 +96,8 @@ void cli_usage(FILE *f)
 "  -v, --verbose           libbpf and verifier messages\n"
 "      --json FILE         write the result document to FILE\n"
 "      --label TEXT        free text stored in the result (e.g. before/after)\n"
+"      --round N           the run's round in an interleaved series, stored in the\n"
+"                          result: run N of A and of B ran side by side\n"
 "      --trigger T         xdp, raw_tp, fentry, tp (the syscall tracepoint the kernel\n"
 "                          bench uses), or nic: packets arriving on --iface DEV run\n"
 "                          the batch (--batch ops per packet, default 8) on the CPU\n"
@@ -342,6 +345,7 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case 'h': *action = CLI_HELP; break;
 		case OPT_JSON: given->json_path = optarg; break;
 		case OPT_LABEL: given->label = optarg; break;
+		case OPT_ROUND: NUM("round", 1, 1 << 30, given->round); break;
 		/* Names in enum order. */
 		case OPT_TRIGGER: CHOICE("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic", "tp"); break;
 		case OPT_IFACE: given->iface = optarg; break;

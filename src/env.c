@@ -82,7 +82,7 @@ json_t *env_json(const struct run *run)
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(), libbpf_minor_version());
-	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:s, s:s, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:s, s:s, s:o}",
 		"kernel_release", u.release,
 		"kernel_version", u.version,
 		"machine", u.machine,
@@ -101,6 +101,7 @@ json_t *env_json(const struct run *run)
 		"libbpf_version", libbpf,
 		"mapbench_revision", mapbench_revision(),
 		"label", run->plan->label ? json_string(run->plan->label) : json_null(),
+		"round", run->plan->round ? json_integer(run->plan->round) : json_null(),
 		"trigger", trigger_name(run->trigger),
 		"loop", run->loop ? run->loop : loop_name(run->plan->loop),
 		"topology", machine_topology() ? topology_json(machine_topology()) : json_null());

@@ -7,7 +7,7 @@
 #include "stats.h"
 
 #define RESULT_SCHEMA "mapbench-result"
-#define RESULT_SCHEMA_VERSION 2
+#define RESULT_SCHEMA_VERSION 3
 
 /* failed and unsupported documents carry a "reason": the one-line error. */
 enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };

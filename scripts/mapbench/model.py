@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 
 SCHEMA = "mapbench-result"
-SCHEMA_VERSION = 2
+# The versions results reads: ./bench writes the last, upgrade() lifts the others.
+SCHEMA_VERSIONS = (2, 3)
 
 # metric -> (unit, direction: +1 higher is better, -1 lower is better).
 # "figure" is each benchmark's own headline figure, the default of every
@@ -108,6 +109,7 @@ class Run:
     directions: dict = field(default_factory=dict)  # metric -> direction where not METRICS'
     per_producer: list = field(default_factory=list)  # M events/s of each producer
     runs: int = 1                   # ./bench runs behind it (a guest boot's, pooled)
+    round: int = None               # its round in an interleaved series, or None
 
     def key(self, ignore=()):
         """The group the run belongs to; the parameters in ignore take no part."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from .kernel_log import FULL_PERF, looks_like_kernel_log, parse_kernel_bench
 from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, PERF_METRICS, SCHEMA,
-                    SCHEMA_VERSION, SET_MUST_SHARE, InputError, Run, Runs, Skipped, clock_of,
+                    SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs, Skipped, clock_of,
                     figure_unit)
 from .paths import RESULTS
 
@@ -26,18 +26,30 @@ def label_dir(label):
     return RESULTS / label if "/" not in label else Path(label)
 
 
-def _run_from_result(doc, source):
+def runs_of_document(doc, source):
     """One Run per throughput document; one per memory row for mem; or a
     Skipped for a run that did not complete or measured nothing."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(f"{source}: not a mapbench result (no \"schema\": \"{SCHEMA}\")")
-    if doc.get("schema_version") != SCHEMA_VERSION:
+    if doc.get("schema_version") not in SCHEMA_VERSIONS:
         raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported "
-                         f"(this mapbench reads {SCHEMA_VERSION}); rerun ./bench to rewrite it")
+                         f"(this mapbench reads {', '.join(map(str, SCHEMA_VERSIONS))}); "
+                         "rerun ./bench to rewrite it")
     try:
-        return _runs_of(doc, source)
+        return _runs_of(upgrade(doc, source), source)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputError(f"{source}: malformed mapbench result ({type(e).__name__}: {e})") from e
+
+
+def upgrade(doc, source):
+    """The document in the schema ./bench writes now. Version 2 had no
+    environment.round: scripts/suite and vmrun named an interleaved run
+    run-N.json, N its round."""
+    if doc["schema_version"] == 2:
+        m = re.search(r"(^|/)run-(\d+)\.json$", source)
+        env = dict(doc.get("environment", {}), round=int(m[2]) if m else None)
+        doc = dict(doc, schema_version=3, environment=env)
+    return doc
 
 
 # Parameters added later whose false means what their absence meant before:
@@ -69,7 +81,7 @@ def _runs_of(doc, source):
                 metrics["charged_at_fill"] = fill["charged"]
             runs.append(Run(source, "mem", p, metrics, env,
                             units={"figure": figure_unit("B", "bytes per element")},
-                            directions={"figure": -1}))
+                            directions={"figure": -1}, round=env.get("round")))
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
     if not measured:
@@ -94,7 +106,8 @@ def _runs_of(doc, source):
         units["latency"] = f"instructions/op [{ICOUNT_UNIT}]"
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
-                cv if cv is not None else math.nan, per_producer=per_producer(doc, measured))]
+                cv if cv is not None else math.nan, per_producer=per_producer(doc, measured),
+                round=env.get("round"))]
 
 
 def per_producer(doc, measured):
@@ -131,7 +144,7 @@ def load_path(path, pool_boots=True):
                 doc = json.loads(text)
             except json.JSONDecodeError as e:
                 raise InputError(f"{f}: not valid JSON ({e})") from e
-            found += _run_from_result(doc, str(f))
+            found += runs_of_document(doc, str(f))
         elif looks_like_kernel_log(text):
             found += parse_kernel_bench(text, str(f))
         elif not p.is_dir():
@@ -232,9 +245,3 @@ def env_differences(a_runs, b_runs):
     return hard, soft
 
 
-def round_of(run):
-    """N of the run-N.json a run came from: its round in an interleaved A/B
-    (scripts/suite, suite ab, vmrun: boots alternate, so run N of A and run N
-    of B ran next to each other), or None."""
-    m = re.search(r"run-(\d+)\.json$", run.source)
-    return int(m[1]) if m else None

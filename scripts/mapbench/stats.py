@@ -10,7 +10,7 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
 from .model import Configuration
-from .results import groups, round_of
+from .results import groups
 
 
 @dataclass
@@ -188,8 +188,8 @@ def holm(pvalues):
 def paired(a_runs, b_runs, metric, key, ignore=()):
     """(a, b) arrays of the runs of one group that share a round, in round order."""
     def by_round(runs):
-        return {round_of(r): r.metrics[metric] for r in runs
-                if metric in r.metrics and round_of(r) is not None and r.key(ignore) == key}
+        return {r.round: r.metrics[metric] for r in runs
+                if metric in r.metrics and r.round is not None and r.key(ignore) == key}
     pa, pb = by_round(a_runs), by_round(b_runs)
     common = sorted(set(pa) & set(pb))
     return np.array([pa[n] for n in common]), np.array([pb[n] for n in common])
@@ -208,7 +208,7 @@ def paired_p(a, b):
 def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
     """One Comparison per group present in both sets; parameters in ignore do
     not take part in matching (e.g. max_entries, to set two sizes side by side).
-    test "paired" compares the runs of the same round only (round_of)."""
+    test "paired" compares the runs of the same round only (Run.round)."""
     ga, gb = groups(a_runs, metric, ignore), groups(b_runs, metric, ignore)
     first = {}
     for r in a_runs:

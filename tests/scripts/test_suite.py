@@ -95,6 +95,9 @@ def test_quick_suite_interrupted_and_resumed(root, tmp_path):
     final = complete_runs(label)
     assert len(final) == total and all(s == "complete" for s, _ in final.values())
     assert all(final[f] == v for f, v in first.items())      # no finished run done twice
+    # each run says its round, which the paired test matches on
+    assert all(json.loads(f.read_text())["environment"]["round"] == int(f.stem.split("-")[1])
+               for f in final)
     # progress lines: done/total, elapsed and ETA; then the summary and what to do next
     assert f"[{total}/{total}]" in resumed.stdout and "ETA" in resumed.stdout
     assert "per-prod-op" in resumed.stdout and "scripts/report results/BEFORE" in resumed.stdout

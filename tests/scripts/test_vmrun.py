@@ -211,15 +211,28 @@ def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     (a / "cfg" / "run-3.json").write_text("{}")          # from an earlier vmrun
     plan = v.Plan(args, [Path("A"), Path("B")], [str(a), str(b)], [("cfg", ["htab-lookup"])])
     assert plan.boots == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    names = {(k, name, boot): plan.path(k, name, boot).relative_to(tmp_path).as_posix()
-             for k in (0, 1) for boot in (1, 0) for name in ("0:r1", "0:w0", "0:r0")}
+    names, rounds = {}, {}
+    for k in (0, 1):
+        for boot in (1, 0):
+            for name in ("0:r1", "0:w0", "0:r0"):
+                path, n = plan.path(k, name, boot)
+                names[(k, name, boot)] = path.relative_to(tmp_path).as_posix()
+                rounds[(k, name, boot)] = n
     assert names[(0, "0:r0", 0)] == "a/cfg/run-4.json"
     assert names[(0, "0:r1", 1)] == "a/cfg/run-7.json"
     assert names[(1, "0:r0", 0)] == "b/cfg/run-1.json"
     assert names[(1, "0:r1", 1)] == "b/cfg/run-4.json"
     assert names[(1, "0:w0", 1)] == "b/cfg/warmup-2.json"
-    assert plan.path(1, "0:r1:k", 1, ".log", peer=True) == tmp_path / "b-kernel/cfg/run-4.log"
+    assert plan.path(1, "0:r1:k", 1, ".log", peer=True)[0] == tmp_path / "b-kernel/cfg/run-4.log"
     assert len(set(names.values())) == len(names)
+    # the round stored in a result is its N
+    assert rounds[(0, "0:r1", 1)] == 7 and rounds[(1, "0:r0", 0)] == 1
+    payload = json.dumps({"environment": {}}).encode()
+    vm = {"boot_of_kernel": 2}
+    doc = plan.store(1, "0:r1", payload, vm)
+    assert doc["environment"]["round"] == 4 and not doc["environment"]["vm"]["warmup"]
+    assert json.loads((b / "cfg" / "run-4.json").read_text())["environment"]["round"] == 4
+    assert plan.store(1, "0:w0", payload, vm)["environment"]["round"] is None
 
 
 def test_the_host_clock_boots_one_guest_at_a_time(capsys):

@@ -73,7 +73,7 @@ static void document_has_schema_and_figures(void **state)
 
 	assert_non_null(doc);
 	assert_string_equal(json_string_value(json_object_get(doc, "schema")), RESULT_SCHEMA);
-	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 3);
 	assert_string_equal(json_string_value(json_object_get(doc, "status")), "complete");
 	assert_int_equal(json_array_size(json_object_get(doc, "samples")), 2);
 	sum = json_object_get(doc, "summary");

@@ -72,9 +72,9 @@ FINISHED = ("complete", "unsupported", "failed")
 SETUP_S = 1.5        # a run's set-up and teardown, for estimates before any run
 
 
-def bench_argv(argv, label, path, warmup, duration, bench=BENCH):
+def bench_argv(argv, label, rnd, path, warmup, duration, bench=BENCH):
     return [str(bench), "-q", "-w", str(warmup), "-d", str(duration), "--label", label,
-            "--json", str(path)] + argv
+            "--round", str(rnd), "--json", str(path)] + argv
 
 
 def cmd_list(args):
@@ -194,7 +194,7 @@ def cmd_run(args):
               flush=True)
         t0 = time.monotonic()
         try:
-            rc, err = run_once(argv, path, label, warmup, duration)
+            rc, err = run_once(argv, path, label, r + 1, warmup, duration)
         except Interrupted:
             print(" interrupted")
             raise Interrupted(f"{len(done) + i} of {len(todo)} runs finished; run the same command "
@@ -231,12 +231,12 @@ def run_peer(src, argv, path, warmup, duration):
     return text
 
 
-def run_once(argv, path, label, warmup, duration, bench=BENCH):
-    """One ./bench run into path (its folder made first: ./bench makes
-    folders only inside results/); Interrupted on Ctrl-C (after the bench
-    has written what it had)."""
+def run_once(argv, path, label, rnd, warmup, duration, bench=BENCH):
+    """One ./bench run, round rnd of its set, into path (its folder made
+    first: ./bench makes folders only inside results/); Interrupted on
+    Ctrl-C (after the bench has written what it had)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(bench_argv(argv, label, path, warmup, duration, bench),
+    proc = subprocess.Popen(bench_argv(argv, label, rnd, path, warmup, duration, bench),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -249,7 +249,7 @@ def run_once(argv, path, label, warmup, duration, bench=BENCH):
 
 
 def value_of(path, metric):
-    runs = results._run_from_result(json.loads(path.read_text()), str(path))
+    runs = results.runs_of_document(json.loads(path.read_text()), str(path))
     if not runs or not isinstance(runs[0], model.Run) or metric not in runs[0].metrics:
         why = runs[0].why if runs and isinstance(runs[0], model.Skipped) else f"no {metric}"
         raise model.InputError(f"{path}: {why}")
@@ -284,7 +284,7 @@ def cmd_ab(args):
             rng.shuffle(order)
         for side in order:
             path = label_dir / side / f"run-{r + 1}.json"
-            rc, err = run_once(sides[side], path, f"{label_dir.name}-{side}", args.warmup,
+            rc, err = run_once(sides[side], path, f"{label_dir.name}-{side}", r + 1, args.warmup,
                                args.duration, benches[side])
             if rc:
                 cli.die(f"{side.upper()} run {r + 1} failed: "

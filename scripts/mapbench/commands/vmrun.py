@@ -400,7 +400,8 @@ class Plan:
     def path(self, k, name, boot_of_kernel, suffix=".json", peer=False):
         """Where the run NAME ("3:r1", "3:w0", "3:r1:k") of the kernel's
         boot_of_kernel-th boot (from 0) goes: STEM-N.SUFFIX, N counting from
-        the files there before this vmrun, boot by boot."""
+        the files there before this vmrun, boot by boot; and N, the run's
+        round (kernels' boots alternate, so run N of each ran side by side)."""
         idx, kind = name.split(":")[:2]
         cid = self.configs[int(idx)][0]
         stem = "warmup" if kind.startswith("w") else "run"
@@ -408,21 +409,23 @@ class Plan:
         folder = (self.peer_dir(k) if peer else self.label_dir(k)) / cid
         n = self.taken[(folder, stem, suffix)] + boot_of_kernel * per_boot + int(kind[1:]) + 1
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"{stem}-{n}{suffix}"
+        return folder / f"{stem}-{n}{suffix}", n
 
     def store(self, k, name, payload, vm):
         """Write one guest result as results/LABEL/CONFIG/{run,warmup}-N.json."""
         doc = json.loads(payload)
+        warmup = name.split(":")[1].startswith("w")
+        path, n = self.path(k, name, vm["boot_of_kernel"] - 1)
         doc["environment"]["label"] = self.label_dir(k).name
-        doc["environment"]["vm"] = dict(vm, warmup=name.split(":")[1].startswith("w"))
-        write_atomically(self.path(k, name, vm["boot_of_kernel"] - 1),
-                         json.dumps(doc, indent=1) + "\n")
+        doc["environment"]["round"] = None if warmup else n
+        doc["environment"]["vm"] = dict(vm, warmup=warmup)
+        write_atomically(path, json.dumps(doc, indent=1) + "\n")
         return doc
 
     def store_peer(self, k, name, payload, boot_of_kernel):
         """The kernel bench's output as results/LABEL-kernel/CONFIG/run-N.log,
         where scripts/report --peer reads it (as the host's suite --peer writes)."""
-        path = self.path(k, name, boot_of_kernel, ".log", peer=True)
+        path, _ = self.path(k, name, boot_of_kernel, ".log", peer=True)
         text = payload.decode(errors="replace")
         write_atomically(path, text)
         return text, path
