@@ -217,7 +217,7 @@ const char *loop_name(int kind);
 
 /* One line on stderr, prefixed "mapbench: ". */
 void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The last line mb_err printed, or "". */
+/* The last line mb_err printed in this thread, or "". */
 const char *mb_last_error(void);
 
 #endif

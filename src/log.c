@@ -10,7 +10,8 @@
 static char logbuf[1 << 16];
 static size_t loglen;
 static bool log_verbose;
-static char last_error[512];
+/* Each thread its own: producers fail at once, each with its own line. */
+static _Thread_local char last_error[512];
 
 static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {

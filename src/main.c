@@ -41,7 +41,7 @@ static int check_can_run(const struct plan *plan)
 /* The result document, if --json asked for one: samples or mem's report. */
 static int write_result(const struct run *run, const struct samples *s,
 			const struct run_summary *sum, const struct mem_report *mem,
-			enum run_status status)
+			enum run_status status, const char *reason)
 {
 	const char *path = run->plan->json_path;
 	json_t *doc;
@@ -49,7 +49,7 @@ static int write_result(const struct run *run, const struct samples *s,
 
 	if (!path)
 		return EXIT_OK;
-	doc = result_json(run, s, sum, mem, status);
+	doc = result_json(run, s, sum, mem, status, reason);
 	err = doc ? result_write(path, doc) : -ENOMEM;
 	json_decref(doc);
 	if (err) {
@@ -105,7 +105,7 @@ static int measure_oneshot(struct run *run)
 
 	run->timing = "none";	/* no programs run */
 	status = run->plan->bench->family->oneshot(run, &rep);
-	werr = write_result(run, NULL, NULL, &rep, status_of(status));
+	werr = write_result(run, NULL, NULL, &rep, status_of(status), mb_last_error());
 	return status ?: werr;
 }
 
@@ -123,7 +123,7 @@ static int measure(struct run *run)
 	if (status) {
 		f->teardown(run);
 		if (status == EXIT_UNSUPPORTED)
-			write_result(run, &samples, &sum, NULL, RUN_UNSUPPORTED);
+			write_result(run, &samples, &sum, NULL, RUN_UNSUPPORTED, mb_last_error());
 		return status;
 	}
 	output_setup(run);
@@ -147,7 +147,8 @@ static int measure(struct run *run)
 	/* Unexpected operation errors fail the run, even one cut short. */
 	werr = write_result(run, &samples, &sum, NULL,
 			    samples.interrupted && !failed && !sum.errors ? RUN_INTERRUPTED :
-			    status ? RUN_FAILED : RUN_COMPLETE);
+			    status ? RUN_FAILED : RUN_COMPLETE,
+			    atomic_load(&prods.failed) ? prods.reason : mb_last_error());
 	samples_free(&samples);
 	return status ?: werr;
 }

@@ -21,11 +21,14 @@ static void quit_pair(struct turn *t)
 	pthread_barrier_wait(&t->barrier);
 }
 
+/* Stop the run; the first failure keeps its status and the line the
+ * failing thread's mb_err printed (read after the threads are joined). */
 static void fail(struct producers *p, int status)
 {
 	int none = 0;
 
-	atomic_compare_exchange_strong(&p->failed, &none, status);
+	if (atomic_compare_exchange_strong(&p->failed, &none, status))
+		snprintf(p->reason, sizeof(p->reason), "%s", mb_last_error());
 	atomic_store(&p->stop, true);
 }
 

@@ -22,11 +22,13 @@ struct producers {
 	bool take_turns;
 	atomic_bool stop;
 	atomic_int failed;	/* first failing producer's exit status, or 0 */
+	char reason[512];	/* its error line, written by that thread only */
 };
 
 /* Start cfg->producers threads, each pinned (if asked) and running batches. */
 int producers_start(struct producers *p, struct run *run);
-/* Stop and join; returns the first producer failure (exit status) or 0. */
+/* Stop and join; returns the first producer failure (exit status, its
+ * line in p->reason) or 0. */
 int producers_stop(struct producers *p);
 
 #endif

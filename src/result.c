@@ -110,7 +110,7 @@ static json_t *nic_json(const struct run *run, const struct run_summary *sum)
 
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, const struct mem_report *mem,
-		    enum run_status status)
+		    enum run_status status, const char *reason)
 {
 	static const char *const statuses[] = { "complete", "interrupted", "failed", "unsupported" };
 	const struct plan *c = run->plan;
@@ -128,7 +128,7 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		"params", params_json(run),
 		"environment", env_json(run));
 	if (doc && status >= RUN_FAILED)
-		json_object_set_new(doc, "reason", json_string(mb_last_error()));
+		json_object_set_new(doc, "reason", json_string(reason));
 	if (doc)
 		json_object_set_new(doc, "warnings", warnings_json(run));
 	if (doc && s)

@@ -14,10 +14,11 @@ enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };
 
 /* The self-describing result document (schema in README.org): the samples
  * and their summary of a throughput benchmark, or mem's report (the other
- * NULL; both NULL for a run that measured nothing). */
+ * NULL; both NULL for a run that measured nothing); reason says why a run
+ * failed or is unsupported. */
 json_t *result_json(const struct run *run, const struct samples *s,
 		    const struct run_summary *sum, const struct mem_report *mem,
-		    enum run_status status);
+		    enum run_status status, const char *reason);
 /* A number, or null where it is not finite: JSON has no NaN. */
 json_t *json_num(double v);
 /* Check, before a run, that path can be written: its folder exists (inside
