@@ -33,6 +33,22 @@ def run_script(name, *args):
     return subprocess.CompletedProcess([name, *args], status, out.getvalue(), err.getvalue())
 
 
+def start_until(args, needle, stderr=subprocess.DEVNULL):
+    """./bench args started, once a line of its output contains needle (or
+    at once for needle None): a point of the run, not a guessed sleep. The
+    lines read on the way are in proc.seen."""
+    proc = subprocess.Popen([str(BENCH), *args], stdout=subprocess.PIPE, stderr=stderr,
+                            text=True)
+    proc.seen = ""
+    while needle is not None:
+        line = proc.stdout.readline()
+        assert line, f"{args} ended before printing {needle!r}"
+        proc.seen += line
+        if needle in line:
+            break
+    return proc
+
+
 def script_process(name, *args, timeout):
     """scripts/NAME ARGS as a process of its own: for long runs that boot
     guests or run benchmarks, with everything they and their children print."""
@@ -84,14 +100,15 @@ def left_behind(before):
                   for i in now[kind] if i not in before[kind] and i not in held[kind])
 
 
-def leaks(before, timeout=15.0):
-    """left_behind() once it is empty, or what is left after timeout: programs
-    drop their maps after an RCU grace period, and a large map is freed from a
-    workqueue seconds after its process exits."""
+def leaks(before, timeout=15.0, expected=()):
+    """left_behind() once it is what is expected (nothing, by default), or
+    what is left after timeout: programs drop their maps after an RCU grace
+    period, libbpf's feature probes free theirs the same way, and a large map
+    is freed from a workqueue seconds after its process exits."""
     deadline = time.monotonic() + timeout
     while True:
         left = left_behind(before)
-        if not left or time.monotonic() > deadline:
+        if [x.split()[-1] for x in left] == list(expected) or time.monotonic() > deadline:
             return left
         time.sleep(0.2)
 

@@ -4,13 +4,12 @@ import os
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import (BENCH, BPFTOOL, QUICK, SHORT, bpf_snapshot, leaks, left_behind,
-                      run_bench)
+from conftest import (BENCH, BPFTOOL, QUICK, SHORT, bpf_snapshot, leaks,
+                      run_bench, start_until)
 
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
                 "htab-overwrite-full", "bpf-hashmap-full-update", "bpf-hashmap-lookup",
@@ -397,17 +396,17 @@ def test_leak_check_sees_what_is_left_and_not_what_others_hold(root):
     if mounted:
         subprocess.run(["mount", "-t", "bpf", "bpf", "/sys/fs/bpf"], check=True)
     before = bpf_snapshot()
-    other = subprocess.Popen([str(BENCH), "htab-lookup", "-w", "0", "-d", "3", "-q"],
-                             stdout=subprocess.DEVNULL)
+    # running, its programs loaded, until it is told to stop
+    other = start_until(["htab-lookup", "-w", "0", "-d", "60"], "' started")
     subprocess.run([BPFTOOL, "map", "create", str(pin), "type", "hash", "key", "4", "value", "4",
                     "entries", "1", "name", "mbleakcheck"], check=True)
     try:
-        time.sleep(1.5)
-        assert other.poll() is None
-        left = left_behind(before)
+        left = leaks(before, expected=["mbleakcheck"])
         assert len(left) == 1 and left[0].endswith("mbleakcheck"), left
+        assert other.poll() is None
     finally:
-        other.wait(timeout=30)
+        other.send_signal(signal.SIGINT)
+        other.communicate(timeout=30)
         pin.unlink()
         if mounted:
             subprocess.run(["umount", "/sys/fs/bpf"], check=True)
@@ -426,12 +425,12 @@ def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
     path = tmp_path / "out" / "r.json"
     path.parent.mkdir()
     before = bpf_snapshot()
-    proc = subprocess.Popen([str(BENCH), "htab-lookup", "-w", "0", "-d", "30", "--json",
-                             str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    time.sleep(3.5)
+    # two samples taken: "Iter   1" printed
+    proc = start_until(["htab-lookup", "-w", "0", "-d", "30", "--json", str(path)], "Iter   1",
+                       stderr=subprocess.PIPE)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
+    out = proc.seen + out
     assert proc.returncode == 128 + signal.SIGINT, err
     doc = json.loads(path.read_text())
     validator.validate(doc)

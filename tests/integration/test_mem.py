@@ -4,11 +4,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
-from conftest import BENCH, run_bench
+from conftest import run_bench, start_until
 
 SIZE = ["--max-entries", "100K", "-q"]
 
@@ -152,20 +151,6 @@ def test_htab_mem_samples_memory(root, result, use_case, p, leftover_cgroups):
     assert all(s["memlock_bytes"] > 0 for s in doc["samples"])
     assert "per-prod-op" in proc.stdout and doc["summary"]["figure"]["unit"] == "k/s"
     assert leftover_cgroups() == []
-
-
-def start_until(args, needle, timeout=60):
-    """./bench args started, once a line of its output contains needle (or
-    at once for needle None): a point of the run, not a guessed sleep."""
-    proc = subprocess.Popen([str(BENCH), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    deadline = time.monotonic() + timeout
-    while needle is not None and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        assert line, f"{args} ended before printing {needle!r}"
-        if needle in line:
-            break
-    return proc
 
 
 def test_htab_mem_cgroup_is_removed_after_sigint(root, tmp_path, leftover_cgroups):
