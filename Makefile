@@ -20,7 +20,8 @@ endif
 
 BPF_SRCS := $(wildcard progs/*.bpf.c)
 SKELS := $(patsubst progs/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-BENCH_SRCS := $(wildcard src/*.c)
+# src/peers/: one file per kernel bench (peer.h), objects in $(OUT)/peers/.
+BENCH_SRCS := $(wildcard src/*.c src/peers/*.c)
 BENCH_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(BENCH_SRCS))
 # Unit tests link everything but main.
 LIB_OBJS := $(filter-out $(OUT)/main.o,$(BENCH_OBJS))
@@ -51,7 +52,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-$(OUT) $(OUT)/tests:
+$(OUT) $(OUT)/tests $(OUT)/peers:
 	mkdir -p $@
 
 $(OUT)/vmlinux.h: | $(OUT)
@@ -63,17 +64,17 @@ $(OUT)/%.bpf.o: progs/%.bpf.c $(OUT)/vmlinux.h
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: src/%.c | $(OUT)
+$(OUT)/%.o: src/%.c | $(OUT) $(OUT)/peers
 	$(CC) $(APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # An object that includes a skeleton needs it before its first compile, when
 # there is no dependency file yet to say so: found by grep, one rule each.
 define skel_user
-$(OUT)/$(basename $(notdir $(1))).o: $(patsubst %,$(OUT)/%,$(shell sed -n 's/^#include "\(.*\.skel\.h\)"/\1/p' $(1)))
+$(patsubst src/%.c,$(OUT)/%.o,$(1)): $(patsubst %,$(OUT)/%,$(shell sed -n 's/^#include "\(.*\.skel\.h\)"/\1/p' $(1)))
 endef
 $(foreach c,$(BENCH_SRCS),$(eval $(call skel_user,$(c))))
 
--include $(wildcard $(OUT)/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/peers/*.d)
 
 # Stamps written when make reads this file, changed only when their text
 # changes: the revision compiled into env.o (or results would name the commit

@@ -32,6 +32,13 @@ enum bench_op {
 	MB_OP_FILL_UP,       /* add (BPF_NOEXIST) in order to the range's end; then empty it, untimed */
 };
 
+/* Batches of map operations an op runs per program run: an add batch then
+ * a delete batch is two (the kernel's htab-mem counts them so). */
+static inline int op_batches(unsigned int op)
+{
+	return op == MB_OP_ADD_DEL_BATCH ? 2 : 1;
+}
+
 /* Ops that stop at the end of the producer's key range instead of wrapping. */
 static inline int op_works_to_end(unsigned int op)
 {

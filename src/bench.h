@@ -38,17 +38,10 @@ enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 enum figure {
 	FIG_WALL,		/* operations per second of wall time, all producers */
 	FIG_KERNEL,		/* operations per second of in-kernel time, all producers */
-	FIG_RUNS_PER_PROD,	/* program runs per producer per second of wall time */
+	FIG_RUNS_PER_PROD,	/* batches per producer per second of wall time (op_batches) */
 	FIG_EVENTS_PER_PROD,	/* operations per second of in-kernel time, per producer */
 	FIG_BYTES,		/* mem: bytes per element, no producers */
 };
-
-/* What the terminal shows: the kernel bench's Iter/Summary lines, mem's
- * table, or those lines and then the final lines of a kernel bench
- * (htab-mem's Summary, bpf-hashmap-lookup's cpuNN lines, full-update's
- * N:hash_map_full_perf, the LPM bench's Summary of in-kernel time). */
-enum lines { LINES_BENCH, LINES_MEM_TABLE, LINES_HTAB_MEM, LINES_HASHMAP_LOOKUP,
-	     LINES_HASHMAP_FULL, LINES_LPM_KERNEL_TIME };
 
 /* Sentinels of a row's entry counts. */
 #define ENTRIES_MAX (-2)	/* nr-entries: as many as max-entries (a full map) */
@@ -57,6 +50,7 @@ enum lines { LINES_BENCH, LINES_MEM_TABLE, LINES_HTAB_MEM, LINES_HASHMAP_LOOKUP,
 
 struct key_walk;
 struct map_kind;
+struct kernel_bench;
 
 /* The resolved plan of one run (plan_resolve()), or, straight from the
  * command line, only what the user gave: -1 / NULL where they gave nothing. */
@@ -131,6 +125,10 @@ struct family {
 	 * cgroup is charged now and at most so far, less mapbench's own maps
 	 * the kernel bench does not have (run->own_bytes); -1 where unknown. */
 	void (*memory)(struct run *run, long long *memlock, long long *charged, long long *peak);
+	/* What it can do, for the checks that would otherwise name it: */
+	bool packet_driven;	/* its producers' programs run from packets (--trigger nic) */
+	bool takes_all;		/* --all: it measures every map kind */
+	bool slow;		/* an op takes milliseconds: figures in K ops/s and ms/op */
 };
 
 /* A benchmark is its contract: every default and choice of its workload is
@@ -161,14 +159,10 @@ struct bench {
 					 * refuses it: the nearest that works (0: none) */
 	enum loop_kind loop;
 	enum figure figure;
-	int runs_weight;		/* FIG_RUNS_PER_PROD: count per run (0: 1) */
-	bool slow;			/* figures in K ops/s and ms/op */
-	enum lines lines;
+	const struct kernel_bench *kernel;	/* the kernel bench it is (src/peers/), or NULL */
 	bool single_producer;		/* the op needs the map to itself */
 	bool no_prefill;		/* the map starts empty */
 	bool track_mem;			/* sample the map's memory every second */
-	bool shared_key;		/* one key buffer every CPU writes, as the
-					 * kernel's bpf-hashmap-lookup's global key[] */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",

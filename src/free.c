@@ -187,4 +187,5 @@ const struct family free_family = {
 	.run = free_run,
 	.measure = free_measure,
 	.teardown = free_teardown,
+	.slow = true,
 };

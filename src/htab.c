@@ -16,6 +16,7 @@
 #include "free.h"
 #include "maps.h"
 #include "memory.h"
+#include "peer.h"
 #include "progs.h"
 
 
@@ -93,9 +94,9 @@ static int htab_new_filled_map(const struct plan *plan, struct run *run, const c
 		.plan = plan, .key = htab_key }, fd);
 }
 
-/* bpf-hashmap-lookup's key bytes past the id: word i is i x 2654435761,
- * in each CPU's buffer and in the shared one. */
-static int set_key_padding(struct htab_bpf *skel, const struct plan *plan)
+/* The key bytes past the id as the kernel bench's program writes them,
+ * word w = key_word(w), in each CPU's buffer and in the shared one. */
+static int set_key_padding(struct htab_bpf *skel, const struct plan *plan, __u32 (*key_word)(int))
 {
 	int ncpu = libbpf_num_possible_cpus();
 	/* per-CPU values are laid out 8-byte aligned, one per possible CPU */
@@ -108,8 +109,8 @@ static int set_key_padding(struct htab_bpf *skel, const struct plan *plan)
 		return -ENOMEM;
 	for (int w = 1; w < plan->key_size / 4; w++) {
 		for (int c = 0; c < ncpu; c++)
-			((__u32 *)(vals + c * stride))[w] = 2654435761u * w;
-		((__u32 *)skel->bss->shared_key)[w] = 2654435761u * w;
+			((__u32 *)(vals + c * stride))[w] = key_word(w);
+		((__u32 *)skel->bss->shared_key)[w] = key_word(w);
 	}
 	err = bpf_map__update_elem(skel->maps.scratch, &zero, sizeof(zero), vals, ncpu * stride,
 				   BPF_ANY);
@@ -132,7 +133,7 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	skel->rodata->val_off = val_off;
 	skel->rodata->bench_tgid = getpid();
 	skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
-	skel->rodata->key_shared = plan->bench->shared_key;
+	skel->rodata->key_shared = plan->bench->kernel && plan->bench->kernel->shared_key;
 	skel->rodata->key_index = plan->keys == KEYS_INDEX;
 }
 
@@ -162,6 +163,7 @@ static int open_and_load(struct htab_state *st, struct run *run)
 
 static int htab_setup(struct run *run)
 {
+	const struct kernel_bench *kernel = run->plan->bench->kernel;
 	struct htab_state *st = calloc(1, sizeof(*st));
 	int err;
 
@@ -184,8 +186,8 @@ static int htab_setup(struct run *run)
 	}
 	if (err)
 		return err;
-	if (run->plan->bench->walk == &walk_from_first &&
-	    (err = set_key_padding(st->skel, run->plan))) {
+	if (kernel && kernel->key_word &&
+	    (err = set_key_padding(st->skel, run->plan, kernel->key_word))) {
 		mb_err("writing the key padding failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
@@ -229,4 +231,5 @@ const struct family htab_family = {
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,
 	.memory = htab_memory,
+	.packet_driven = true,
 };

@@ -160,4 +160,5 @@ const struct family lpm_family = {
 	.teardown = lpm_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = lpm_new_filled_map,
+	.packet_driven = true,
 };

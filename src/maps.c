@@ -3,20 +3,24 @@
  * (never a hard-coded number: rhtab's value depends on the kernel). */
 #include <stdio.h>
 #include <string.h>
+#include "htab.h"
+#include "lpm.h"
 #include "maps.h"
 #include "probe.h"
 
 static const struct map_kind kinds[] = {
-	{ "htab", "HASH", MAP_HTAB },
-	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true },
+	{ "htab", "HASH", MAP_HTAB, .family = &htab_family },
+	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true, .family = &htab_family },
 	{ "lru", "LRU_HASH", MAP_LRU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc" },
+	  "LRU maps are always preallocated: drop --no-prealloc", .family = &htab_family },
 	{ "lru_percpu", "LRU_PERCPU_HASH", MAP_LRU_PERCPU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true },
+	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true,
+	  .family = &htab_family },
 	{ "rhtab", "RHASH", MAP_RHTAB, PREALLOC_NEVER,
-	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc" },
+	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc",
+	  .family = &htab_family },
 	{ "lpm_trie", "LPM_TRIE", MAP_LPM, PREALLOC_NEVER,
-	  "LPM tries are never preallocated: drop --prealloc" },
+	  "LPM tries are never preallocated: drop --prealloc", .family = &lpm_family },
 };
 
 #define NR_KINDS (int)(sizeof(kinds) / sizeof(kinds[0]))

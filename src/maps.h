@@ -7,6 +7,8 @@
 
 enum prealloc_rule { PREALLOC_EITHER, PREALLOC_ALWAYS, PREALLOC_NEVER };
 
+struct family;
+
 struct map_kind {
 	const char *name;		/* --map */
 	const char *suffix;		/* BPF_MAP_TYPE_<suffix> */
@@ -14,6 +16,7 @@ struct map_kind {
 	enum prealloc_rule prealloc;
 	const char *prealloc_why;	/* the refusal when the plan asks otherwise */
 	bool percpu;
+	const struct family *family;	/* whose programs and fills drive it (mem) */
 };
 
 #define MAP_HTAB	(1u << 0)

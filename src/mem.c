@@ -11,8 +11,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "htab.h"
-#include "lpm.h"
 #include "mem.h"
 #include "maps.h"
 #include "memory.h"
@@ -36,11 +34,6 @@ static const struct mem_kind all_kinds[] = {
 	{ "rhtab", "rhtab", 0 },
 	{ "LPM trie", "lpm_trie", -1 },
 };
-
-static const struct family *family_of(const char *map)
-{
-	return !strcmp(map, "lpm_trie") ? &lpm_family : &htab_family;
-}
 
 void two_point_fit(double x1, double y1, double x2, double y2, double *slope, double *fixed)
 {
@@ -66,7 +59,7 @@ static int row_plan(const struct plan *base, const struct mem_kind *k, struct pl
 	out->map = map_kind_find(k->map);
 	out->prealloc = k->prealloc >= 0 ? k->prealloc : out->map->prealloc != PREALLOC_NEVER;
 	out->prefix_len = out->map->bit == MAP_LPM ? out->key_size * 8 : -1;
-	return family_of(k->map)->check(out);
+	return out->map->family->check(out);
 }
 
 /* The one row of a run without --all: the map the options describe. */
@@ -141,7 +134,7 @@ static int new_map(const struct plan *row, struct run *run, const struct memcg *
 	at.max_entries = size;
 	at.nr_entries = n;
 	snprintf(name, sizeof(name), "mbm%d", getpid());
-	err = family_of(row->map_name)->new_filled_map(&at, run, name, fd);
+	err = row->map->family->new_filled_map(&at, run, name, fd);
 	if (err)
 		return err;
 	*memlock = map_memlock(*fd);
@@ -281,4 +274,5 @@ const struct family mem_family = {
 	.name = "mem",
 	.check = mem_check,
 	.oneshot = mem_measure,
+	.takes_all = true,
 };

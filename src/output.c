@@ -6,17 +6,12 @@
 #include <string.h>
 #include "keys.h"
 #include "output.h"
+#include "peer.h"
 #include "trigger.h"
 
-/* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
-struct units {
-	double tput, lat;	/* multipliers from M ops/s and ns */
-	const char *tput_unit, *lat_unit;
-};
-
-static struct units units_of(const struct run *run)
+struct units units_of(const struct run *run)
 {
-	if (run->plan->bench->slow)
+	if (run->plan->bench->family->slow)
 		return (struct units){ 1e3, 1e-6, "K", "ms" };
 	return (struct units){ 1, 1, "M", "ns" };
 }
@@ -98,107 +93,14 @@ static void print_nic(const struct run *run, const struct run_summary *sum)
 	printf("\n");
 }
 
-/* The kernel's htab-mem: an unreadable cgroup file counts 0. */
-static int htab_mem_line(const struct run_summary *sum, char *buf, size_t len)
-{
-	const double mib = 1048576;
-
-	snprintf(buf, len, "Summary: per-prod-op %7.2lf \u00b1 %7.2lfk/s, memory usage %7.2lf \u00b1 "
-		 "%7.2lfMiB, peak memory usage %7.2lfMiB",
-		 sum->figure.mean, sum->figure.stddev,
-		 isnan(sum->charged.mean) ? 0 : sum->charged.mean / mib,
-		 isnan(sum->charged.stddev) ? 0 : sum->charged.stddev / mib,
-		 isnan(sum->cgroup_peak) ? 0 : sum->cgroup_peak / mib);
-	return 1;
-}
-
-/* The kernel labels its per-CPU lines by CPU: the producer's, where pinned. */
-static int cpu_of(const struct plan *plan, int p)
-{
-	return plan->nr_prod_cpus ? plan->prod_cpus[p] : p;
-}
-
-/* bpf-hashmap-lookup: per producer, the events/s of its last 32 runs (or
- * fewer), mean ± 2 sd, and their mean length. */
-static int lookup_lines(const struct run *run, const struct prod_counters *c, char *buf,
-			size_t len)
-{
-	size_t at = 0;
-	int lines = 0;
-
-	for (int p = 0; p < run->plan->producers; p++) {
-		int n = c[p].runs < RECENT_RUNS ? c[p].runs : RECENT_RUNS;
-		double ev[RECENT_RUNS], ns = 0;
-		struct summary s;
-
-		if (!n)
-			continue;
-		for (int i = 0; i < n; i++) {
-			ev[i] = run->plan->batch * 1e3 / c[p].recent_ns[i];
-			ns += c[p].recent_ns[i] / (double)n;
-		}
-		summarize(ev, n, &s);
-		at += snprintf(buf + at, at < len ? len - at : 0, "%scpu%02d: lookup %.3lfM \u00b1 %.3lfM "
-			       "events/sec (approximated from %d samples of ~%lums)", lines ? "\n" : "",
-			       cpu_of(run->plan, p), s.mean, 2 * s.stddev, n,
-			       (unsigned long)(ns / 1e6));
-		lines++;
-	}
-	return lines;
-}
-
-/* bpf-hashmap-full-update: per producer, the events/s of its last run. */
-static int full_update_lines(const struct run *run, const struct prod_counters *c, char *buf,
-			     size_t len)
-{
-	size_t at = 0;
-	int lines = 0;
-
-	for (int p = 0; p < run->plan->producers; p++) {
-		__u64 last;
-
-		if (!c[p].runs)
-			continue;
-		last = c[p].recent_ns[(c[p].runs - 1) % RECENT_RUNS];
-		at += snprintf(buf + at, at < len ? len - at : 0, "%s%d:hash_map_full_perf %lld events per sec",
-			       lines ? "\n" : "", cpu_of(run->plan, p),
-			       last ? (long long)(run->plan->batch * 1000000000ull / last) : 0);
-		lines++;
-	}
-	return lines;
-}
-
-/* The LPM bench's Summary for ops that reset the trie (insert, delete,
- * free): throughput over in-kernel time, so the resets do not count. */
-static int lpm_kernel_time_line(const struct run *run, const struct run_summary *sum,
-				char *buf, size_t len)
-{
-	struct units u = units_of(run);
-	int p = run->plan->producers;
-
-	snprintf(buf, len, "Summary: throughput %8.3lf \u00b1 %5.3lf %s ops/s (%7.3lf%s ops/prod), "
-		 "latency %8.3lf %s/op", sum->figure.mean, sum->figure.stddev, u.tput_unit,
-		 sum->figure.mean / p, u.tput_unit, sum->latency_ns.mean * u.lat / p, u.lat_unit);
-	return 1;
-}
-
 int output_kernel_lines(const struct run *run, const struct samples *s,
 			const struct run_summary *sum, char *buf, size_t len)
 {
-	if (!sum->n || !s->last)
+	const struct kernel_bench *k = run->plan->bench->kernel;
+
+	if (!sum->n || !s->last || !k || !k->final_lines)
 		return 0;
-	switch (run->plan->bench->lines) {
-	case LINES_HTAB_MEM:
-		return htab_mem_line(sum, buf, len);
-	case LINES_HASHMAP_LOOKUP:
-		return lookup_lines(run, s->last, buf, len);
-	case LINES_HASHMAP_FULL:
-		return full_update_lines(run, s->last, buf, len);
-	case LINES_LPM_KERNEL_TIME:
-		return lpm_kernel_time_line(run, sum, buf, len);
-	default:
-		return 0;
-	}
+	return k->final_lines(run, s, sum, buf, len);
 }
 
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)

@@ -6,13 +6,20 @@
 #include "sampler.h"
 #include "stats.h"
 
+/* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
+struct units {
+	double tput, lat;	/* multipliers from M ops/s and ns */
+	const char *tput_unit, *lat_unit;
+};
+struct units units_of(const struct run *run);
+
 void output_setup(const struct run *run);
 void output_iter(const struct run *run, const struct samples *s, int i);
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum);
 #define KERNEL_LINES_MAX 16384
 /* The kernel bench's own final lines, in its format and with its
- * aggregation, for the rows whose lines say so (htab-mem, bpf-hashmap-*):
- * in buf, one per line; returns how many (0 for the other rows). */
+ * aggregation, for the rows whose peer prints some (src/peers/): in buf, one
+ * per line; returns how many (0 for the other rows). */
 int output_kernel_lines(const struct run *run, const struct samples *s,
 			const struct run_summary *sum, char *buf, size_t len);
 /* mem: the table's heading, then a row as each is measured. */

@@ -210,7 +210,7 @@ int plan_resolve(const struct plan *given, struct plan *out)
 		mb_err("%s needs the map to itself: run it with -p 1", b->name);
 		return EXIT_USAGE;
 	}
-	if (given->all && b->lines != LINES_MEM_TABLE) {
+	if (given->all && !b->family->takes_all) {
 		mb_err("--all is for mem, not %s", b->name);
 		return EXIT_USAGE;
 	}

@@ -13,9 +13,10 @@
 #include "lpm.h"
 #include "maps.h"
 #include "mem.h"
+#include "peer.h"
 
-#define PRODUCERS .trigger = TRIGGER_XDP, .loop = LOOP_AUTO, .lines = LINES_BENCH, \
-	.figure = FIG_WALL, .batch = 1024, .prealloc = 1
+#define PRODUCERS .trigger = TRIGGER_XDP, .loop = LOOP_AUTO, .figure = FIG_WALL, .batch = 1024, \
+	.prealloc = 1
 #define HTAB .family = &htab_family, .maps = HASH_MAPS, .map = "htab", .key_size = 4, \
 	.value_size = 8, .max_entries = 1000, .nr_entries = ENTRIES_MAX, .prefix_len = -1, \
 	PRODUCERS
@@ -31,7 +32,7 @@
 #define HTAB_MEM HTAB, .group = "htab-mem", .max_entries_of = htab_mem_max_entries, \
 	.prealloc = 0, .batch = 64, .figure = FIG_RUNS_PER_PROD, .track_mem = true, \
 	.walk = &walk_strided, .keys = KEYS_INDEX, .trigger = TRIGGER_TP, .loop = LOOP_BPF_LOOP, \
-	.lines = LINES_HTAB_MEM
+	.kernel = &kernel_htab_mem
 /* The kernel's bpf-hashmap-* run from fentry on getpgid, with bpf_loop; where
  * fentry is refused, from the getpgid tracepoint, with a warning. */
 #define HASHMAP_BENCH .trigger = TRIGGER_FENTRY, .trigger_fallback = TRIGGER_TP, \
@@ -42,8 +43,8 @@
 	"words past the first i x 2654435761, in order from key 1 every run, in one key " \
 	"buffer all CPUs write; batch floor(1M / nr) x nr"
 #define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, .keys = KEYS_SEQ, \
-	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .slow = true, \
-	.single_producer = true, .op = MB_OP_FREE
+	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .single_producer = true, \
+	.op = MB_OP_FREE
 
 const struct bench benches[] = {
 	{ .name = "noop", .aliases = { "htab-noop" }, HTAB, .op = MB_OP_BASELINE,
@@ -54,8 +55,7 @@ const struct bench benches[] = {
 	  .help = "lookup of prefilled keys, counting hits",
 	  .workload = "lookup of prefilled ids [0,nr), producers start spread over them" },
 	{ .name = "bpf-hashmap-lookup", HTAB, .op = MB_OP_LOOKUP, .walk = &walk_from_first,
-	  .nr_entries = 500, .batch = 1000000, HASHMAP_BENCH, .shared_key = true,
-	  .lines = LINES_HASHMAP_LOOKUP,
+	  .nr_entries = 500, .batch = 1000000, HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
 	  .help = "the kernel's bpf-hashmap-lookup: lookups of keys 1..nr, M events/s per producer",
 	  .workload = HASHMAP_LOOKUP_WORKLOAD },
 	{ .name = "htab-update", HTAB, .op = MB_OP_UPDATE, .walk = &walk_shared,
@@ -73,7 +73,7 @@ const struct bench benches[] = {
 	  .workload = "map filled to max; BPF_ANY update of the producer's slice of present ids" },
 	{ .name = "bpf-hashmap-full-update", .aliases = { "htab-full-update" }, HTAB,
 	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
-	  .lines = LINES_HASHMAP_FULL,
+	  .kernel = &kernel_hashmap_full_update,
 	  .help = "the kernel's bpf-hashmap-full-update: updates that find the map full (E2BIG)",
 	  .workload = "prealloc map filled to max; producer p updates absent key max+p, BPF_ANY: "
 		      "E2BIG expected" },
@@ -91,7 +91,7 @@ const struct bench benches[] = {
 	  .help = "htab-mem --use-case overwrite: per-prod-op with memory sampled",
 	  .workload = "htab-mem: producer p's keys BPF_ANY updated each run" },
 	{ .name = "htab-mem-batch_add_batch_del", .aliases = { "batch_add_batch_del" }, HTAB_MEM,
-	  .use_case = "batch_add_batch_del", .op = MB_OP_ADD_DEL_BATCH, .runs_weight = 2,
+	  .use_case = "batch_add_batch_del", .op = MB_OP_ADD_DEL_BATCH,
 	  .help = "htab-mem --use-case batch_add_batch_del: per-prod-op with memory sampled",
 	  .workload = "htab-mem: producer p's keys added (BPF_ANY) then deleted each run, a run "
 		      "counts 2" },
@@ -105,12 +105,12 @@ const struct bench benches[] = {
 	 * --preallocated, as mapbench does). */
 	{ .name = "bpf-rhashmap-lookup", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
 	  .op = MB_OP_LOOKUP, .walk = &walk_from_first, .nr_entries = 500, .batch = 1000000,
-	  HASHMAP_BENCH, .shared_key = true, .lines = LINES_HASHMAP_LOOKUP,
+	  HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
 	  .help = "the kernel's bpf-rhashmap-lookup: bpf-hashmap-lookup on an rhtab map",
 	  .workload = HASHMAP_LOOKUP_WORKLOAD },
 	{ .name = "bpf-rhashmap-full-update", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
 	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
-	  .lines = LINES_HASHMAP_FULL,
+	  .kernel = &kernel_hashmap_full_update,
 	  .help = "the kernel's bpf-rhashmap-full-update: bpf-hashmap-full-update on an rhtab map",
 	  .workload = "map filled to max; producer p updates absent key max+p, BPF_ANY" },
 	{ .name = "rhtab-mem-overwrite", HTAB_MEM, .group = "rhtab-mem", .maps = MAP_RHTAB,
@@ -119,7 +119,7 @@ const struct bench benches[] = {
 	  .workload = "htab-mem: producer p's keys BPF_ANY updated each run" },
 	{ .name = "rhtab-mem-batch_add_batch_del", HTAB_MEM, .group = "rhtab-mem",
 	  .maps = MAP_RHTAB, .map = "rhtab", .use_case = "batch_add_batch_del",
-	  .op = MB_OP_ADD_DEL_BATCH, .runs_weight = 2,
+	  .op = MB_OP_ADD_DEL_BATCH,
 	  .help = "rhtab-mem --use-case batch_add_batch_del: htab-mem's on an rhtab map",
 	  .workload = "htab-mem: producer p's keys added (BPF_ANY) then deleted each run, a run "
 		      "counts 2" },
@@ -134,7 +134,7 @@ const struct bench benches[] = {
 	  .workload = "create, fill from user space and close maps; time bpf_map_free_deferred" },
 	{ .name = "mem", HTAB, .family = &mem_family, .maps = HASH_MAPS | MAP_LPM,
 	  .max_entries = 1000000, .walk = NULL, .batch = 0, .trigger = TRIGGER_NONE,
-	  .loop = LOOP_NONE, .figure = FIG_BYTES, .lines = LINES_MEM_TABLE,
+	  .loop = LOOP_NONE, .figure = FIG_BYTES,
 	  .help = "bytes per element: kernel accounting and cgroup charge (--all: every map type)",
 	  .workload = "maps of two sizes, empty and filled: memlock and cgroup charge slopes" },
 	{ .name = "lpm-trie-noop", LPM, .op = MB_OP_NOOP, .walk = &walk_shared,
@@ -153,17 +153,17 @@ const struct bench benches[] = {
 	  .workload = "filled trie; BPF_EXIST update in id order" },
 	{ .name = "lpm-trie-insert", LPM, .op = MB_OP_FILL_UP, .walk = &walk_sliced,
 	  .figure = FIG_KERNEL, .single_producer = true, .no_prefill = true,
-	  .lines = LINES_LPM_KERNEL_TIME,
+	  .kernel = &kernel_lpm_trie_resets,
 	  .help = "insert into an empty trie until it holds nr-entries; emptying it is not timed",
 	  .workload = "empty trie; BPF_NOEXIST insert ids 0..nr-1 in order, a batch a run; at nr "
 		      "the trie is emptied untimed" },
 	{ .name = "lpm-trie-delete", LPM, .op = MB_OP_DRAIN, .walk = &walk_sliced,
-	  .figure = FIG_KERNEL, .single_producer = true, .lines = LINES_LPM_KERNEL_TIME,
+	  .figure = FIG_KERNEL, .single_producer = true, .kernel = &kernel_lpm_trie_resets,
 	  .help = "delete from a full trie until it is empty; the refill is not timed",
 	  .workload = "filled trie; delete ids 0..nr-1 in order, a batch a run; when empty it is "
 		      "refilled untimed" },
 	{ .name = "lpm-trie-free", LPM, FREE, .target = &lpm_family,
-	  .lines = LINES_LPM_KERNEL_TIME,
+	  .kernel = &kernel_lpm_trie_resets,
 	  .help = "time the kernel takes to free a trie holding nr-entries prefixes",
 	  .workload = "create, fill from user space and close tries; time bpf_map_free_deferred" },
 };
@@ -195,9 +195,9 @@ const struct bench *bench_find(const char *name, const char *use_case)
 
 struct figure_desc figure_of(const struct bench *b)
 {
-	/* Operation rates of slow benchmarks (map frees) are in K ops/s. */
-	const char *ops = b->slow ? "K ops/s" : "M ops/s";
-	double scale = b->slow ? 1e3 : 1;
+	/* Operation rates of slow families (map frees) are in K ops/s. */
+	const char *ops = b->family->slow ? "K ops/s" : "M ops/s";
+	double scale = b->family->slow ? 1e3 : 1;
 
 	switch (b->figure) {
 	case FIG_RUNS_PER_PROD:

@@ -41,7 +41,7 @@ static double figure_mps(const struct sample *s, int nprod, const struct bench *
 	case FIG_KERNEL:
 		return s->ns ? s->ops * 1e3 / s->ns : NAN;
 	case FIG_RUNS_PER_PROD:
-		return s->runs * (double)(b->runs_weight ?: 1) * 1e3 / s->interval_ns / nprod;
+		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod;
 	case FIG_EVENTS_PER_PROD:
 		return s->kmops_prod;
 	default:

@@ -55,7 +55,6 @@ static const char *fentry_target(void)
  * needs producer-driven BPF programs and no pairs. */
 int trigger_plan(struct plan *plan)
 {
-	const char *family = plan->bench->family->name;
 	int cpus = libbpf_num_possible_cpus();
 
 	if (plan->trigger != TRIGGER_NIC) {
@@ -73,7 +72,7 @@ int trigger_plan(struct plan *plan)
 		mb_err("--iface %s: no such interface here (ip link shows them)", plan->iface);
 		return EXIT_USAGE;
 	}
-	if ((strcmp(family, "htab") && strcmp(family, "lpm")) || plan->bench->walk->pairs) {
+	if (!plan->bench->family->packet_driven || plan->bench->walk->pairs) {
 		mb_err("%s cannot be driven by packets: --trigger nic runs the htab and lpm benchmarks whose producers work alone",
 		       plan->bench->name);
 		return EXIT_USAGE;

@@ -11,7 +11,8 @@ from conftest import ROOT
 
 OUT = ROOT / "build"
 HEADERS = sorted(ROOT.glob("src/*.h")) + sorted(ROOT.glob("progs/*.h"))
-SOURCES = sorted(ROOT.glob("src/*.c")) + sorted(ROOT.glob("progs/*.bpf.c"))
+SOURCES = sorted(ROOT.glob("src/*.c")) + sorted(ROOT.glob("src/peers/*.c")) + \
+    sorted(ROOT.glob("progs/*.bpf.c"))
 
 
 def included(path):
@@ -38,7 +39,9 @@ def reaches(path, name, seen=None):
 
 
 def object_of(source):
-    name = source.name
+    """Its object under build/: src/peers/x.c is build/peers/x.o."""
+    name = source.relative_to(source.parent.parent if source.parent.name == "peers"
+                              else source.parent).as_posix()
     return name.replace(".bpf.c", ".bpf.o") if name.endswith(".bpf.c") else name[:-2] + ".o"
 
 

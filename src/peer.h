@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What makes a benchmark the kernel selftests bench's beyond its row's data:
+ * the lines it prints after its Summary and the keys its program builds. One
+ * file per kernel bench in src/peers/, as the kernel has one per bench in
+ * tools/testing/selftests/bpf/benchs/; a row that carries a kernel bench's
+ * name points at its peer (its trigger, loop, figure and sizes are the
+ * row's data). The engine calls what a peer has and never asks which bench
+ * it runs. */
+#ifndef MAPBENCH_PEER_H
+#define MAPBENCH_PEER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct run;
+struct samples;
+struct run_summary;
+
+struct kernel_bench {
+	/* The lines the kernel bench prints after its Summary, in its format
+	 * and with its aggregation, into buf one per line; how many. */
+	int (*final_lines)(const struct run *run, const struct samples *s,
+			   const struct run_summary *sum, char *buf, size_t len);
+	/* Word w (from 1) of every key past the id, which its program writes
+	 * itself; NULL: zeros. */
+	__u32 (*key_word)(int w);
+	/* One key buffer that every CPU writes, as its program's global key[]
+	 * (their stores contend: that is in its figure). */
+	bool shared_key;
+};
+
+extern const struct kernel_bench kernel_htab_mem;		/* and rhtab-mem */
+extern const struct kernel_bench kernel_hashmap_lookup;	/* bpf-(r)hashmap-lookup */
+extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-full-update */
+extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
+
+#endif
