@@ -10,6 +10,12 @@
  *	one operation on the next key (next_key(), or loop index i with
  *	--keys index; drawn: keys_drawn, a constant in each callback); it
  *	counts misses and errors, hits are the rest.
+ *
+ * User space sets, before load, the op of the run (bench_op) and of the
+ * second producer of each pair (partner_op): read-only data, so the
+ * verifier walks those ops' paths and no other (unless op_at_run_time: a
+ * kernel bench's shape). The prefill is a program of its own (fill). Each
+ * producer's op, range and batch are in ctl[].
  */
 #ifndef MAPBENCH_BATCH_BPF_H
 #define MAPBENCH_BATCH_BPF_H
@@ -34,6 +40,15 @@ enum step_op {
 };
 
 struct prod_ctl ctl[MAX_PRODUCERS];
+
+/* enum bench_op of the run's producers and of a pair's second producer
+ * (bench_op where there are no pairs). */
+const volatile __u32 bench_op;
+const volatile __u32 partner_op;
+/* The op read from ctl[] at run time instead, as a kernel bench whose
+ * program switches on its op does (the LPM bench): the verifier then walks
+ * every op, and the program is the kernel's shape. */
+const volatile bool op_at_run_time;
 
 /* Threads of this process that trigger through syscalls: tid -> producer. */
 const volatile __u32 bench_tgid;
@@ -257,32 +272,15 @@ static __always_inline void reset_range(__u32 op, struct batch_state *s, bool us
 	untimed_steps(op, s, s->lo, (s->hi - s->lo + UNROLL - 1) / UNROLL * UNROLL, use_for);
 }
 
-#define TIMED(bench_op, step) case bench_op: run_steps(step, &s, ops, use_for); break
+#define TIMED(bench_op, step) case bench_op: run_steps(step, s, ops, use_for); break
 
-/* One program run: a batch of producer id's op. */
-static __always_inline int run_batch(__u32 id, bool use_for)
+/* The timed part of a batch of op: each case's loops with their step op a
+ * constant. false for an op that is not one. */
+static __always_inline bool timed_steps(__u32 op, struct batch_state *s, __u64 ops, bool use_for)
 {
-	struct batch_state s = {};
-	struct prod_ctl *c;
-	__u32 n, start;
-	__u64 t0, t1, ops, hits;
+	__u32 start = s->cur;
 
-	if (id >= MAX_PRODUCERS)
-		return -1;
-	c = &ctl[id];
-	s.cnt = &cnt[id];
-	if (!family_prepare(&s))
-		return -1;
-	s.lo = c->lo;
-	s.hi = c->hi;
-	s.id_first = c->id_first;
-	s.id_step = c->id_step;
-	s.cur = start = c->cur;
-	s.to_end = op_works_to_end(c->op);
-	ops = c->batch;
-
-	t0 = bpf_ktime_get_ns();
-	switch (c->op) {
+	switch (op) {
 	TIMED(MB_OP_NOOP, STEP_NOOP);
 	TIMED(MB_OP_BASELINE, STEP_KEY);
 	TIMED(MB_OP_LOOKUP, STEP_LOOKUP);
@@ -295,28 +293,82 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	TIMED(MB_OP_DRAIN, STEP_DELETE);
 	TIMED(MB_OP_FILL_UP, STEP_ADD);
 	case MB_OP_ADD_DEL_BATCH:
-		run_steps(STEP_UPDATE_ANY, &s, ops, use_for);
-		s.cur = start;
-		run_steps(STEP_DELETE, &s, ops, use_for);
-		ops *= 2;
+		run_steps(STEP_UPDATE_ANY, s, ops, use_for);
+		s->cur = start;
+		run_steps(STEP_DELETE, s, ops, use_for);
 		break;
 	default:
-		return -1;
+		return false;
 	}
+	return true;
+}
+
+/* The op producer c runs in this program: the fill's, or bench_op, or
+ * partner_op for the second producer of a pair; -1 for none. Read again
+ * where it is used: held in a register across the timed loop, it would
+ * cost the loop spills at every step. */
+static __always_inline __u32 op_of(const struct prod_ctl *c, bool filling)
+{
+	if (filling)
+		return MB_OP_FILL;
+	if (op_at_run_time)
+		return c->op;
+	if (c->op == bench_op)
+		return bench_op;
+	if (c->op == partner_op)
+		return partner_op;
+	return -1;
+}
+
+/* One batch of producer c's op, counted in cnt. Its op is read-only data
+ * (or the fill's constant), so the verifier walks that op's case alone. */
+static __always_inline int run_op(struct prod_ctl *c, struct prod_counters *cnt, bool use_for,
+				  bool filling)
+{
+	struct batch_state s = { .cnt = cnt };
+	__u64 t0, t1, ops, hits;
+	__u32 start, op;
+	bool known;
+
+	if (!family_prepare(&s))
+		return -1;
+	s.lo = c->lo;
+	s.hi = c->hi;
+	s.id_first = c->id_first;
+	s.id_step = c->id_step;
+	s.cur = start = c->cur;
+	s.to_end = op_works_to_end(op_of(c, filling));
+	ops = c->batch;
+
+	t0 = bpf_ktime_get_ns();
+	known = timed_steps(op_of(c, filling), &s, ops, use_for);
 	t1 = bpf_ktime_get_ns();
+	if (!known)
+		return -1;
+	op = op_of(c, filling);
+	ops *= op_batches(op);
 	if (s.to_end)
 		ops = s.cur - start;	/* the run stopped at the range's end */
-	if (c->op == MB_OP_DELETE)
+	/* the untimed companion: refill what delete took, or reset the range */
+	if (op == MB_OP_DELETE)
 		untimed_steps(STEP_UPDATE_ANY, &s, start, ops, use_for);
-	else if (c->op == MB_OP_DRAIN)
+	else if (op == MB_OP_DRAIN)
 		reset_range(STEP_UPDATE_ANY, &s, use_for);
-	else if (c->op == MB_OP_FILL_UP)
+	else if (op == MB_OP_FILL_UP)
 		reset_range(STEP_DELETE, &s, use_for);
 	c->cur = s.cur;
 	/* the loop alone and key fetches make no map operation to hit */
-	hits = c->op == MB_OP_NOOP || c->op == MB_OP_BASELINE ? 0 : ops - s.misses - s.errors;
+	hits = op == MB_OP_NOOP || op == MB_OP_BASELINE ? 0 : ops - s.misses - s.errors;
 	account(s.cnt, ops, t1 - t0, hits, s.misses);
 	return 0;
+}
+
+/* One program run: a batch of producer id's op. */
+static __always_inline int run_batch(__u32 id, bool use_for)
+{
+	if (id >= MAX_PRODUCERS)
+		return -1;
+	return run_op(&ctl[id], &cnt[id], use_for, false);
 }
 
 /* Producer id of the current thread for syscall triggers, or -1. */
@@ -341,6 +393,13 @@ static __always_inline __u32 xdp_prod_id(struct xdp_md *ctx)
 	if (data + sizeof(__u32) > end)
 		return -1;
 	return *(__u32 *)data;
+}
+
+/* The prefill, untimed: producer slot 0's range, BPF_ANY, with bpf_loop
+ * (every kernel mapbench runs on has it). */
+SEC("xdp") int fill(struct xdp_md *ctx)
+{
+	return run_op(&ctl[0], &cnt[0], false, true) ? XDP_ABORTED : XDP_PASS;
 }
 
 SEC("xdp") int xdp_for(struct xdp_md *ctx)

@@ -131,6 +131,9 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	bpf_map__set_map_flags(skel->maps.target, run->map_flags);
 	bpf_map__set_value_size(skel->maps.scratch, val_off + plan->value_size);
 	skel->rodata->val_off = val_off;
+	skel->rodata->bench_op = plan->bench->op;
+	skel->rodata->partner_op = walk_partner_op(plan);
+	skel->rodata->op_at_run_time = plan->bench->kernel && plan->bench->kernel->op_at_run_time;
 	skel->rodata->bench_tgid = getpid();
 	skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	skel->rodata->key_shared = plan->bench->kernel && plan->bench->kernel->shared_key;

@@ -250,6 +250,13 @@ long walk_key_set(const struct plan *plan)
 	return plan->bench->walk ? plan->bench->walk->key_set(plan) : 0;
 }
 
+__u32 walk_partner_op(const struct plan *plan)
+{
+	const struct key_walk *w = plan->bench->walk;
+
+	return w && w->pairs ? MB_OP_REMOVE : plan->bench->op;
+}
+
 void walk_assign(const struct plan *plan, struct prod_ctl *ctl)
 {
 	const struct key_walk *w = plan->bench->walk;
@@ -259,7 +266,7 @@ void walk_assign(const struct plan *plan, struct prod_ctl *ctl)
 		long lo, hi, cur;
 
 		w->range(plan, p, &lo, &hi, &cur);
-		c->op = w->pairs && p % 2 ? MB_OP_REMOVE : plan->bench->op;
+		c->op = p % 2 ? walk_partner_op(plan) : plan->bench->op;
 		c->batch = plan->batch;
 		c->lo = lo, c->hi = hi, c->cur = cur;
 	}

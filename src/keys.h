@@ -41,6 +41,9 @@ int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n);
 long walk_key_slots(const struct plan *plan);
 /* Distinct keys the producers visit (0 without a walk). */
 long walk_key_set(const struct plan *plan);
+/* The op of the second producer of each pair (MB_OP_REMOVE: it deletes
+ * what its partner added), or the benchmark's op where there are no pairs. */
+__u32 walk_partner_op(const struct plan *plan);
 /* Each producer's op and key range. */
 void walk_assign(const struct plan *plan, struct prod_ctl *ctl);
 /* perm[i] for i < n: ids [0, nr) then [nr, n), each part shuffled when random,

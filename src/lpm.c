@@ -11,6 +11,7 @@
 #include "lpm.h"
 #include "lpm.skel.h"
 #include "probe.h"
+#include "peer.h"
 #include "progs.h"
 
 #define LPM_DATA_MAX 256	/* the kernel's LPM_DATA_SIZE_MAX */
@@ -122,6 +123,10 @@ static int lpm_setup(struct run *run)
 	bpf_map__set_value_size(st->skel->maps.trie, plan->value_size);
 	bpf_map__set_max_entries(st->skel->maps.trie, plan->max_entries);
 	bpf_map__set_value_size(st->skel->maps.scratch, plan->value_size);
+	st->skel->rodata->bench_op = plan->bench->op;
+	st->skel->rodata->partner_op = walk_partner_op(plan);
+	st->skel->rodata->op_at_run_time = plan->bench->kernel &&
+					   plan->bench->kernel->op_at_run_time;
 	st->skel->rodata->bench_tgid = getpid();
 	st->skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	st->skel->rodata->key_counter = plan->keys == KEYS_COUNTER || plan->keys == KEYS_PRANDOM;

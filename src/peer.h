@@ -27,11 +27,16 @@ struct kernel_bench {
 	/* One key buffer that every CPU writes, as its program's global key[]
 	 * (their stores contend: that is in its figure). */
 	bool shared_key;
+	/* Its program switches on its op at run time, so every op is in the
+	 * loaded program (which changes what the verifier makes of it: the LPM
+	 * bench's harness cost is that of such a program). */
+	bool op_at_run_time;
 };
 
 extern const struct kernel_bench kernel_htab_mem;		/* and rhtab-mem */
 extern const struct kernel_bench kernel_hashmap_lookup;	/* bpf-(r)hashmap-lookup */
 extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-full-update */
+extern const struct kernel_bench kernel_lpm_trie;		/* lpm-trie noop .. update */
 extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
 
 #endif

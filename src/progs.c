@@ -13,12 +13,19 @@
 
 int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj)
 {
+	int err;
+
 	memset(p, 0, sizeof(*p));
 	p->obj = obj;
 	p->keys = bpf_object__find_map_by_name(obj, "keys");
 	bpf_map__set_max_entries(p->keys, walk_key_slots(run->plan));
 	log_clear();
-	return trigger_prepare(&p->trig, obj, run);
+	err = trigger_prepare(&p->trig, obj, run);
+	if (!err && !run->plan->bench->no_prefill && run->plan->nr_entries) {
+		p->fill = bpf_object__find_program_by_name(obj, "fill");
+		bpf_program__set_autoload(p->fill, true);
+	}
+	return err;
 }
 
 int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl,
@@ -31,7 +38,7 @@ int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl
 	return EXIT_OK;
 }
 
-/* Insert keys[0..nr) with the untimed fill op on producer slot 0. */
+/* Insert keys[0..nr) with the fill program on producer slot 0, untimed. */
 static int prefill(struct progs *p, const struct plan *plan)
 {
 	struct prod_ctl *c = &p->ctl[0], whole = { .lo = 0, .hi = plan->nr_entries };
@@ -51,7 +58,7 @@ static int prefill(struct progs *p, const struct plan *plan)
 					.batch = (hi - done + UNROLL - 1) / UNROLL * UNROLL,
 					.id_first = whole.id_first + done * whole.id_step,
 					.id_step = whole.id_step };
-		err = trigger_xdp(&p->trig, 0);
+		err = xdp_test_run(p->fill, 0);
 
 		if (err) {
 			mb_err("prefill failed: BPF_PROG_TEST_RUN: %s", strerror(-err));

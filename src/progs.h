@@ -12,9 +12,11 @@ struct progs {
 	struct prod_ctl *ctl;		/* the skeleton's mmapped .bss */
 	struct prod_counters *cnt;
 	struct trigger_state trig;
+	struct bpf_program *fill;	/* the prefill's program, or NULL (no prefill) */
 };
 
-/* Before load: record the object, pick programs, set the keys array size. */
+/* Before load: record the object, pick programs (the trigger's, and the
+ * prefill's where the benchmark has one), set the keys array size. */
 int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj);
 /* After the skeleton's load: its result, explained in one line on failure. */
 int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl,

@@ -114,11 +114,12 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 			  : "syscalls/sys_enter_getpgid") :
 		t->kind == TRIGGER_RAW_TP ? "sys_enter (getpgid only)" :
 		t->kind == TRIGGER_NIC ? run->plan->iface : "BPF_PROG_TEST_RUN";
-	t->xdp = pick(obj, "xdp", t->use_for);
 	t->tid2prod = bpf_object__find_map_by_name(obj, "tid2prod");
-	bpf_program__set_autoload(t->xdp, true);
-	if (t->kind == TRIGGER_XDP)
+	if (t->kind == TRIGGER_XDP) {
+		t->xdp = pick(obj, "xdp", t->use_for);
+		bpf_program__set_autoload(t->xdp, true);
 		return EXIT_OK;
+	}
 	if (t->kind == TRIGGER_NIC) {
 		t->nic = pick(obj, "nic", t->use_for);
 		bpf_program__set_autoload(t->nic, true);
@@ -267,14 +268,14 @@ int trigger_thread_init(struct trigger_state *t, int prod)
 	return bpf_map__update_elem(t->tid2prod, &tid, sizeof(tid), &id, sizeof(id), BPF_ANY);
 }
 
-int trigger_xdp(const struct trigger_state *t, int prod)
+int xdp_test_run(struct bpf_program *prog, int prod)
 {
 	/* The producer id travels in the packet; 64 bytes is a minimal frame. */
 	__u32 pkt[16] = { (__u32)prod };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt),
 		    .repeat = 1);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(t->xdp), &opts))
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
 		return -errno;
 	return opts.retval == 2 /* XDP_PASS */ ? 0 : -EINVAL;
 }
@@ -282,7 +283,7 @@ int trigger_xdp(const struct trigger_state *t, int prod)
 int trigger_fire(const struct trigger_state *t, int prod)
 {
 	if (t->kind == TRIGGER_XDP)
-		return trigger_xdp(t, prod);
+		return xdp_test_run(t->xdp, prod);
 	/* tp as the kernel's htab-mem: a pair's deleter on its own syscall */
 	if (t->kind == TRIGGER_TP && t->pairs && prod % 2)
 		syscall(SYS_getppid);

@@ -21,7 +21,7 @@ struct bpf_map;
 struct trigger_state {
 	enum trigger kind;
 	bool use_for;			/* bpf_for, else bpf_loop */
-	struct bpf_program *xdp;
+	struct bpf_program *xdp;	/* --trigger xdp's program, else NULL */
 	struct bpf_program *trace;	/* raw_tp, fentry or tp, or NULL */
 	struct bpf_program *trace_del;	/* tp: the deleters' program (getppid) */
 	bool pairs;			/* adders and deleters taking turns */
@@ -45,8 +45,9 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
 int trigger_attach(struct trigger_state *t, struct run *run);
 int trigger_thread_init(struct trigger_state *t, int prod);
-/* One batch for producer prod through the XDP program; 0 or -errno. */
-int trigger_xdp(const struct trigger_state *t, int prod);
+/* One run of XDP program prog for producer prod (BPF_PROG_TEST_RUN, the
+ * id in the packet); 0 or -errno. */
+int xdp_test_run(struct bpf_program *prog, int prod);
 /* One batch for producer prod through the configured trigger; 0 or -errno. */
 int trigger_fire(const struct trigger_state *t, int prod);
 void trigger_detach(struct trigger_state *t);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel's LPM trie bench (benchs/bench_lpm_trie_map.c): for the ops
- * that reset the trie between runs (insert, delete, free) its Summary is
- * over in-kernel time, so the resets do not count. */
+/* The kernel's LPM trie bench (benchs/bench_lpm_trie_map.c): one program
+ * that switches on its op at run time; for the ops that reset the trie
+ * between runs (insert, delete, free) its Summary is over in-kernel time,
+ * so the resets do not count. */
 #include <stdio.h>
 #include "output.h"
 #include "peer.h"
@@ -19,6 +20,11 @@ static int lpm_kernel_time_line(const struct run *run, const struct samples *s,
 	return 1;
 }
 
+const struct kernel_bench kernel_lpm_trie = {
+	.op_at_run_time = true,
+};
+
 const struct kernel_bench kernel_lpm_trie_resets = {
 	.final_lines = lpm_kernel_time_line,
+	.op_at_run_time = true,
 };
