@@ -48,6 +48,7 @@ enum figure {
 #define ENTRIES_NR (-3)		/* max-entries: as many as nr-entries */
 #define PREFIX_ALL (-2)		/* prefix-len: every bit of the key */
 
+struct host;
 struct key_walk;
 struct map_kind;
 struct kernel_bench;
@@ -148,7 +149,7 @@ struct bench {
 	const char *map;		/* default map kind */
 	int key_size, value_size;
 	long max_entries;		/* or ENTRIES_NR */
-	int (*max_entries_of)(void);	/* instead of max_entries: found on the machine */
+	int (*max_entries_of)(const struct host *host);	/* instead of max_entries: the machine's */
 	long nr_entries;		/* or ENTRIES_MAX; a default above max is max */
 	int prefix_len;			/* LPM: PREFIX_ALL; -1: none */
 	int prealloc;			/* where the map kind leaves the choice */

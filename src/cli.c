@@ -170,6 +170,9 @@ void cli_defaults(FILE *f)
 	fprintf(f, "\nDefaults (on this machine):\n%-29s %-9s %4s %5s %7s %7s %7s %2s %-6s %-5s %s\n",
 		"benchmark", "map", "key", "value", "max", "nr", "batch", "p", "trig", "loop",
 		"key walk");
+	static struct host host;
+
+	host_probe(&host);
 	for (int i = 0; i < nr_benches; i++) {
 		struct plan given, p;
 
@@ -177,7 +180,7 @@ void cli_defaults(FILE *f)
 		given.bench = &benches[i];
 		/* pairs: the smallest -p they run with */
 		given.producers = given.bench->walk && given.bench->walk->pairs ? 2 : 1;
-		if (plan_resolve(&given, &p))
+		if (plan_resolve(&given, &host, &p))
 			continue;
 		fprintf(f, "%-29s %-9s %4d %5d %7ld %7ld %7d %2d %-6s %-5s %s\n", p.bench->name,
 			p.map_name, p.key_size, p.value_size, p.max_entries, p.nr_entries,

@@ -26,9 +26,9 @@ struct htab_state {
 	struct memcg cg;	/* htab-mem: where the map's memory is charged */
 };
 
-int htab_mem_max_entries(void)
+int htab_mem_max_entries(const struct host *host)
 {
-	int cpus = cpu_online_count();
+	int cpus = host->online_cpus;
 
 	return cpus * 64 > 8192 ? cpus * 64 : 8192;
 }

@@ -7,6 +7,6 @@
 extern const struct family htab_family;
 
 /* The kernel's htab-mem map size: max(8192, 64 x online CPUs). */
-int htab_mem_max_entries(void);
+int htab_mem_max_entries(const struct host *host);
 
 #endif

@@ -166,6 +166,8 @@ static void print_plan(const struct plan *plan)
 
 int main(int argc, char **argv)
 {
+	/* static: a 4096-CPU online list is too large for the stack */
+	static struct host host;
 	struct plan given, plan;
 	struct run run = { .plan = &plan };
 	enum cli_action action;
@@ -196,8 +198,10 @@ int main(int argc, char **argv)
 	}
 	log_setup(given.verbose);
 	if (given.guest_cpus)
-		cpu_assume_online(given.guest_cpus);
-	err = plan_resolve(&given, &plan);
+		host_assume(&host, given.guest_cpus);
+	else
+		host_probe(&host);
+	err = plan_resolve(&given, &host, &plan);
 	if (err)
 		return err;
 	if (plan.dry_run) {
@@ -208,10 +212,10 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	/* --trigger nic starts no producer threads: nothing takes turns. */
-	if (plan.producers > cpu_online_count() && plan.trigger != TRIGGER_NIC)
+	if (plan.producers > host.online_cpus && plan.trigger != TRIGGER_NIC)
 		run_warn(&run, "%d producers on %d online CPUs: they take turns on the CPUs; "
 			 "throughput is what the machine delivered, per-producer in-kernel rates "
-			 "do not add up to it", plan.producers, cpu_online_count());
+			 "do not add up to it", plan.producers, host.online_cpus);
 	run.trigger = plan.trigger;
 	sampler_install_signals();
 	if (plan.bench->family->oneshot)

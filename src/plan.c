@@ -66,7 +66,7 @@ static int resolve_map(const struct plan *given, struct plan *p)
 	return EXIT_OK;
 }
 
-static int resolve_sizes(const struct plan *given, struct plan *p)
+static int resolve_sizes(const struct plan *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
 	long nr_default;
@@ -80,7 +80,7 @@ static int resolve_sizes(const struct plan *given, struct plan *p)
 	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : -1;
 	nr_default = b->nr_entries;
 	p->max_entries = given->max_entries >= 0 ? given->max_entries :
-			 b->max_entries_of ? b->max_entries_of() :
+			 b->max_entries_of ? b->max_entries_of(host) :
 			 b->max_entries == ENTRIES_NR ? OR(given->nr_entries, nr_default) :
 			 b->max_entries;
 	if (nr_default == ENTRIES_MAX || nr_default > p->max_entries)
@@ -179,7 +179,7 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 	return EXIT_OK;
 }
 
-static int resolve_trigger(const struct plan *given, struct plan *p)
+static int resolve_trigger(const struct plan *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
 
@@ -197,10 +197,10 @@ static int resolve_trigger(const struct plan *given, struct plan *p)
 	p->trigger_fallback = given->trigger < 0 && b->trigger_fallback ? b->trigger_fallback : -1;
 	p->loop = OR(given->loop, (int)b->loop);
 	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
-	return trigger_plan(p);
+	return trigger_plan(p, host);
 }
 
-int plan_resolve(const struct plan *given, struct plan *out)
+int plan_resolve(const struct plan *given, const struct host *host, struct plan *out)
 {
 	const struct bench *b = given->bench;
 	int err;
@@ -214,8 +214,8 @@ int plan_resolve(const struct plan *given, struct plan *out)
 		mb_err("--all is for mem, not %s", b->name);
 		return EXIT_USAGE;
 	}
-	err = resolve_map(given, out) ?: resolve_sizes(given, out) ?:
-	      resolve_trigger(given, out) ?: resolve_keys(given, out) ?: cpu_plan(out);
+	err = resolve_map(given, out) ?: resolve_sizes(given, host, out) ?:
+	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?: cpu_plan(out, host);
 	return err ?: b->family->check(out);
 }
 

@@ -4,14 +4,16 @@
 #ifndef MAPBENCH_PLAN_H
 #define MAPBENCH_PLAN_H
 #include "bench.h"
+#include "host.h"
 
 /* A plan with nothing given: what cli_parse() starts from. */
 void plan_unset(struct plan *given);
 /* The row's defaults filled in where given has none, derived values (batch
  * fitted to the keys, producers of --trigger nic, CPUs of --placement)
  * computed, then checked by the key walk, the trigger, the CPUs and the
- * family. EXIT_OK, or an exit status after a one-line error. */
-int plan_resolve(const struct plan *given, struct plan *out);
+ * family, for the machine host describes (it reads nothing else).
+ * EXIT_OK, or an exit status after a one-line error. */
+int plan_resolve(const struct plan *given, const struct host *host, struct plan *out);
 /* The plan's workload as the result's params record it: map, sizes,
  * entries, keys, batch, trigger, loop, key walk, producers and timing. */
 json_t *plan_json(const struct plan *plan);

@@ -53,9 +53,9 @@ static const char *fentry_target(void)
 /* --trigger nic: the CPUs that receive packets are the producers (one
  * counter slot per possible CPU id), each with its own keys; a benchmark
  * needs producer-driven BPF programs and no pairs. */
-int trigger_plan(struct plan *plan)
+int trigger_plan(struct plan *plan, const struct host *host)
 {
-	int cpus = libbpf_num_possible_cpus();
+	int cpus = host->possible_cpus;
 
 	if (plan->trigger != TRIGGER_NIC) {
 		if (plan->iface || plan->xdp_pass || plan->force) {
@@ -68,7 +68,7 @@ int trigger_plan(struct plan *plan)
 		mb_err("--trigger nic needs --iface DEV, the interface whose packets run the batches");
 		return EXIT_USAGE;
 	}
-	if (!if_nametoindex(plan->iface)) {
+	if (host->ifindex && !host->ifindex(plan->iface)) {
 		mb_err("--iface %s: no such interface here (ip link shows them)", plan->iface);
 		return EXIT_USAGE;
 	}

@@ -3,6 +3,7 @@
 #define MAPBENCH_TRIGGER_H
 #include <sys/syscall.h>
 #include "bench.h"
+#include "host.h"
 
 /* The syscall producers issue for the raw_tp, fentry and tp triggers (tp:
  * a pair's deleters issue getppid, as the kernel's htab-mem does). */
@@ -34,7 +35,7 @@ struct trigger_state {
 /* plan_resolve()'s part for the trigger: --trigger nic takes one producer
  * slot per possible CPU and needs --iface and a benchmark whose producers
  * work alone; the nic options go with nothing else. One-line error, EXIT_USAGE. */
-int trigger_plan(struct plan *plan);
+int trigger_plan(struct plan *plan, const struct host *host);
 /* Before load: choose programs for the trigger and loop kind. */
 int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run *run);
 /* Not an exit status: the row's own trigger (fentry) is refused and the

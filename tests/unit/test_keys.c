@@ -9,6 +9,15 @@
 #include "keys.h"
 #include "plan.h"
 
+/* The machine the plans are for: two CPUs, whatever runs the tests. */
+static const struct host *machine(void)
+{
+	static struct host h;
+
+	host_assume(&h, 2);
+	return &h;
+}
+
 /* What the command line would give: the benchmark, -p, --max-entries, --nr-entries. */
 static struct plan given_for(const char *bench, int producers, long max, long nr)
 {
@@ -27,7 +36,7 @@ static struct plan plan_for(const char *bench, int producers, long max, long nr)
 {
 	struct plan given = given_for(bench, producers, max, nr), plan;
 
-	assert_int_equal(plan_resolve(&given, &plan), EXIT_OK);
+	assert_int_equal(plan_resolve(&given, machine(), &plan), EXIT_OK);
 	return plan;
 }
 
@@ -35,7 +44,7 @@ static int resolve(struct plan given)
 {
 	struct plan plan;
 
-	return plan_resolve(&given, &plan);
+	return plan_resolve(&given, machine(), &plan);
 }
 
 static void permutation_keeps_prefill_ids(void **state)
@@ -184,7 +193,7 @@ static void random_order_leaves_prefill_order(void **state)
 	__u32 seq[1000], rnd[1000];
 
 	given.keys = KEYS_RANDOM;
-	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
+	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	keys_ids(&cfg, seq, KEYS_SEQ);
 	keys_ids(&cfg, rnd, KEYS_RANDOM);
 	for (int i = 0; i < 1000; i++)
@@ -243,7 +252,7 @@ static void index_keys_are_first_plus_step(void **state)
 	assert_int_equal(keys_index_form(&cfg, ctl, 2), 0);
 	assert_true(ctl[1].id_first == 1001 && ctl[1].id_step == 0);
 	/* whole passes of 750: the batch is not rounded to a multiple of 8 */
-	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
+	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	assert_int_equal(cfg.batch, 1333 * 750);
 	given = given_for("htab-lookup", 1, 1000, -1);	/* spread starts: not whole passes */
 	given.keys = KEYS_INDEX;
@@ -258,7 +267,7 @@ static void resolve_leaves_the_options_alone(void **state)
 {
 	struct plan given = given_for("htab-delete", 3, 1000, -1), copy = given, cfg;
 
-	assert_int_equal(plan_resolve(&given, &cfg), EXIT_OK);
+	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	assert_memory_equal(&given, &copy, sizeof(given));
 	assert_int_equal(cfg.nr_entries, 1000);
 	assert_int_equal(given.nr_entries, -1);
@@ -276,7 +285,7 @@ static void a_data_only_benchmark_is_one_row(void **state)
 	row.key_size = 16;
 	plan_unset(&given);
 	given.bench = &row;
-	assert_int_equal(plan_resolve(&given, &wide), EXIT_OK);
+	assert_int_equal(plan_resolve(&given, machine(), &wide), EXIT_OK);
 	assert_int_equal(wide.key_size, 16);
 	wide.key_size = base.key_size;
 	wide.bench = base.bench;
