@@ -399,6 +399,22 @@ def test_paired_test_sees_a_small_change_under_shared_drift(tmp_path, schema):
     assert mde["paired"] < 2 < 10 < mde["welch"]
 
 
+def test_paired_runs_without_rounds_say_what_is_missing(tmp_path):
+    """Schema 3 runs that do not say their round cannot be paired: the gate
+    says so, not that the after set is missing."""
+    for side in ("a", "b"):
+        folder = tmp_path / side
+        folder.mkdir()
+        for n in range(1, 4):
+            doc = round_doc(3, n, 100.0 + n)
+            doc["environment"]["round"] = None
+            (folder / f"run-{n}.json").write_text(json.dumps(doc))
+    gate = script("gate", tmp_path / "a", tmp_path / "b", "--policy", write_policy(tmp_path))
+    assert gate.returncode == 2, gate.stdout
+    assert "no round in common with the runs after" in gate.stdout
+    assert "--round N" in gate.stdout
+
+
 def test_scaling_plot_and_efficiency(tmp_path):
     """Two placements at 1, 2 and 4 producers: one line each, efficiency T(p) / (p x T(1))."""
     d = tmp_path / "scaling"
@@ -434,15 +450,15 @@ LIVE_SETS = {"a": (), "b": (), "slow": ("--max-entries", "1M")}
 
 
 def interleaved_runs(tmp_path, sets, rounds):
-    """Round by round, one run of each set (run-N.json, N the round): a
-    machine whose load changes during the test slows the runs of a round
-    alike, and the paired test compares runs of the same round only."""
+    """Round by round, one run of each set (--round N): a machine whose load
+    changes during the test slows the runs of a round alike, and the paired
+    test compares runs of the same round only."""
     for n in range(1, rounds + 1):
         for name, args in sets.items():
             folder = tmp_path / name
             folder.mkdir(exist_ok=True)
-            proc = run_bench("htab-lookup", "-w", "0", "-d", "1", "-q", "--json",
-                             folder / f"run-{n}.json", *args)
+            proc = run_bench("htab-lookup", "-w", "0", "-d", "1", "-q", "--round", str(n),
+                             "--json", folder / f"run-{n}.json", *args)
             assert proc.returncode == 0, proc.stderr
     return [tmp_path / name for name in sets]
 

@@ -54,16 +54,20 @@ def judge(a, b, policy, clock, ignore=()):
 
 def unmeasured_after(a, b, comps, ignore=()):
     """Rows for the configurations of BEFORE with no comparison: AFTER has
-    none of them, or only runs that failed or were unsupported."""
+    none of them, or only runs that failed or were unsupported, or (the
+    paired test) none of the same round."""
     def key(x):
         return model.Configuration.of(x.benchmark, x.params, ignore)
     compared = {c.key for c in comps}
     skipped_after = {}
     for s in b.skipped:
         skipped_after.setdefault(key(s), s.why)
+    measured_after = {key(r) for r in b}
     rows = []
     for k in sorted({key(r) for r in a} - compared):
-        why = skipped_after.get(k, "no run after")
+        why = skipped_after.get(k, "no round in common with the runs after (the paired test "
+                                   "matches runs by environment.round: ./bench --round N)"
+                                if k in measured_after else "no run after")
         rows.append([results.label(k, results.varying_params([k] + list(compared))), "-", "-", "-", "-",
                      "-", f"inconclusive: {why}"])
     return rows
