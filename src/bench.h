@@ -53,8 +53,8 @@ struct key_walk;
 struct map_kind;
 struct kernel_bench;
 
-/* The resolved plan of one run (plan_resolve()), or, straight from the
- * command line, only what the user gave: -1 / NULL where they gave nothing. */
+/* The resolved plan of one run (plan_resolve()): every value set, from the
+ * options (options.h), the row and the machine. */
 struct plan {
 	const struct bench *bench;
 	int producers;
@@ -65,7 +65,6 @@ struct plan {
 	bool quiet;
 	bool verbose;
 	bool dry_run;			/* validate the options, load nothing */
-	int guest_cpus;			/* --dry-run for a guest with this many CPUs, or 0 */
 	bool perf;			/* --perf: counters of the producer threads */
 	enum placement placement;	/* --placement: prod_cpus chosen by topology */
 	const char *iface;		/* --trigger nic: the interface */
@@ -74,7 +73,6 @@ struct plan {
 	const char *json_path;
 	const char *label;
 	int round;			/* --round: the run's round in an interleaved series, or 0 */
-	const char *from_result;	/* --from-result: the plan of an earlier run */
 	int trigger;			/* enum trigger */
 	int trigger_fallback;		/* where the kernel refuses trigger (the row's
 					 * fentry), this one with a warning; -1: none */
@@ -93,7 +91,6 @@ struct plan {
 	long long seed;
 	int batch;			/* operations per program run */
 	bool all;			/* mem: every map type */
-	const char *use_case;		/* htab-mem: which churn benchmark */
 	int argc;
 	char **argv;
 };

@@ -167,16 +167,17 @@ static void cli_spellings(FILE *f)
 /* Each benchmark's plan when no option is given, from its row. */
 void cli_defaults(FILE *f)
 {
-	fprintf(f, "\nDefaults (on this machine):\n%-29s %-9s %4s %5s %7s %7s %7s %2s %-6s %-5s %s\n",
-		"benchmark", "map", "key", "value", "max", "nr", "batch", "p", "trig", "loop",
-		"key walk");
 	static struct host host;
 
 	host_probe(&host);
+	fprintf(f, "\nDefaults (on this machine):\n%-29s %-9s %4s %5s %7s %7s %7s %2s %-6s %-5s %s\n",
+		"benchmark", "map", "key", "value", "max", "nr", "batch", "p", "trig", "loop",
+		"key walk");
 	for (int i = 0; i < nr_benches; i++) {
-		struct plan given, p;
+		struct options given;
+		struct plan p;
 
-		plan_unset(&given);
+		options_init(&given);
 		given.bench = &benches[i];
 		/* pairs: the smallest -p they run with */
 		given.producers = given.bench->walk && given.bench->walk->pairs ? 2 : 1;
@@ -272,9 +273,21 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	field = v_;								\
 } while (0)
 
+/* The same for a value the row has a default for: marked given. */
+#define NUM_GIVEN(name, min, max, maybe) do {				\
+	long long g_;							\
+	NUM(name, min, max, g_);					\
+	GIVE(maybe, g_);						\
+} while (0)
+#define CHOICE_GIVEN(opt, maybe, ...) do {				\
+	int g_;								\
+	CHOICE(opt, g_, __VA_ARGS__);					\
+	GIVE(maybe, g_);						\
+} while (0)
+
 /* The benchmark by name or alias; htab-mem picks one by --use-case, as the
  * kernel bench does. */
-static int find_bench(struct plan *given, const char *name)
+static int find_bench(struct options *given, const char *name)
 {
 	given->bench = bench_find(name, given->use_case);
 	if (!given->bench && bench_find(name, NULL)) {
@@ -301,12 +314,12 @@ static bool run_only(int opt)
 	return false;
 }
 
-int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action)
+int cli_parse(int argc, char **argv, struct options *given, enum cli_action *action)
 {
 	bool workload_opts = false;
 	int c;
 
-	plan_unset(given);
+	options_init(given);
 	given->argc = argc;
 	given->argv = argv;
 	*action = CLI_RUN;
@@ -350,28 +363,28 @@ int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action
 		case OPT_LABEL: given->label = optarg; break;
 		case OPT_ROUND: NUM("round", 1, 1 << 30, given->round); break;
 		/* Names in enum order. */
-		case OPT_TRIGGER: CHOICE("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic", "tp"); break;
+		case OPT_TRIGGER: CHOICE_GIVEN("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic", "tp"); break;
 		case OPT_IFACE: given->iface = optarg; break;
 		case OPT_XDP_ACTION: CHOICE("xdp-action", given->xdp_pass, "drop", "pass"); break;
 		case OPT_FORCE: given->force = true; break;
 		case OPT_MAP: given->map_name = optarg; break;
-		case OPT_KEY_SIZE: NUM("key-size", 1, 1 << 20, given->key_size); break;
-		case OPT_VALUE_SIZE: NUM("value-size", 1, 1 << 20, given->value_size); break;
-		case OPT_MAX_ENTRIES: NUM("max-entries", 1, 1L << 31, given->max_entries); break;
-		case OPT_NR_ENTRIES: NUM("nr-entries", 0, 1L << 31, given->nr_entries); break;
-		case OPT_NO_PREALLOC: given->prealloc = 0; break;
-		case OPT_PREALLOC: given->prealloc = 1; break;
+		case OPT_KEY_SIZE: NUM_GIVEN("key-size", 1, 1 << 20, given->key_size); break;
+		case OPT_VALUE_SIZE: NUM_GIVEN("value-size", 1, 1 << 20, given->value_size); break;
+		case OPT_MAX_ENTRIES: NUM_GIVEN("max-entries", 1, 1L << 31, given->max_entries); break;
+		case OPT_NR_ENTRIES: NUM_GIVEN("nr-entries", 0, 1L << 31, given->nr_entries); break;
+		case OPT_NO_PREALLOC: GIVE(given->prealloc, 0); break;
+		case OPT_PREALLOC: GIVE(given->prealloc, 1); break;
 		/* the kernel bench's --random: LPM's prandom, else a permutation (plan.c) */
-		case OPT_RANDOM: given->keys = KEYS_PRANDOM; break;
-		case OPT_KEYS: CHOICE("keys", given->keys, "seq", "random", "counter", "index",
+		case OPT_RANDOM: GIVE(given->keys, KEYS_PRANDOM); break;
+		case OPT_KEYS: CHOICE_GIVEN("keys", given->keys, "seq", "random", "counter", "index",
 				      "prandom"); break;
-		case OPT_LOOP: CHOICE("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
+		case OPT_LOOP: CHOICE_GIVEN("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;
-		case OPT_PREFIX_LEN: NUM("prefix-len", 0, 2048, given->prefix_len); break;
-		case OPT_SEED: NUM("seed", 0, UINT32_MAX, given->seed); break;
-		case OPT_ZERO_SEED: given->zero_seed = 1; break;
-		case OPT_BATCH: NUM("batch", UNROLL, 1 << 22, given->batch); break;
+		case OPT_PREFIX_LEN: NUM_GIVEN("prefix-len", 0, 2048, given->prefix_len); break;
+		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
+		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
+		case OPT_BATCH: NUM_GIVEN("batch", UNROLL, 1 << 22, given->batch); break;
 		case ':':
 			mb_err("option '%s' needs a value; see ./bench --help", argv[optind - 1]);
 			return EXIT_USAGE;

@@ -3,13 +3,14 @@
 #define MAPBENCH_CLI_H
 #include <stdio.h>
 #include "bench.h"
+#include "options.h"
 
 enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION, CLI_OPTIONS };
 
-/* Parse argv into what the user gave (-1 / NULL for the rest; with
+/* Parse argv into what the user gave (given bits, NULL strings; with
  * --from-result, what that result recorded). EXIT_OK, or an exit status
  * after one line on stderr. */
-int cli_parse(int argc, char **argv, struct plan *given, enum cli_action *action);
+int cli_parse(int argc, char **argv, struct options *given, enum cli_action *action);
 /* --help: the options, then cli_defaults(). */
 void cli_usage(FILE *f);
 /* Every benchmark's plan with no option given, one line each. */

@@ -168,7 +168,8 @@ int main(int argc, char **argv)
 {
 	/* static: a 4096-CPU online list is too large for the stack */
 	static struct host host;
-	struct plan given, plan;
+	struct options given;
+	struct plan plan;
 	struct run run = { .plan = &plan };
 	enum cli_action action;
 	int err;

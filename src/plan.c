@@ -9,39 +9,17 @@
 #include "plan.h"
 #include "trigger.h"
 
-void plan_unset(struct plan *given)
-{
-	memset(given, 0, sizeof(*given));
-	given->producers = 1;
-	given->warmup = 1;
-	given->duration = 5;
-	given->trigger = -1;
-	given->trigger_fallback = -1;
-	given->loop = -1;
-	given->key_size = -1;
-	given->value_size = -1;
-	given->max_entries = -1;
-	given->prefix_len = -1;
-	given->nr_entries = -1;
-	given->prealloc = -1;
-	given->zero_seed = -1;
-	given->keys = -1;
-	given->seed = -1;
-	given->batch = -1;
-}
-
-#define OR(given, dflt) ((given) >= 0 ? (given) : (dflt))
-
 /* The map kind and its preallocation: the kind's rule where it has one,
  * else the user's choice, else the row's. */
-static int resolve_map(const struct plan *given, struct plan *p)
+static int resolve_map(const struct options *given, struct plan *p)
 {
 	const struct bench *b = p->bench;
 	char kinds[96];
 
 	p->map_name = given->map_name ?: b->map;
-	if (given->all) {
+	if (given->all) {	/* each kind's own preallocation; the row's recorded */
 		p->map_name = "all";
+		p->prealloc = OR(given->prealloc, b->prealloc);
 		return EXIT_OK;
 	}
 	p->map = map_kind_find(p->map_name);
@@ -55,7 +33,7 @@ static int resolve_map(const struct plan *given, struct plan *p)
 	}
 	p->prealloc = p->map->prealloc == PREALLOC_ALWAYS ? 1 :
 		      p->map->prealloc == PREALLOC_NEVER ? 0 : b->prealloc;
-	if (given->prealloc >= 0 && given->prealloc != p->prealloc &&
+	if (given->prealloc.given && given->prealloc.value != p->prealloc &&
 	    p->map->prealloc != PREALLOC_EITHER) {
 		mb_err("%s", p->map->prealloc_why);
 		return EXIT_USAGE;
@@ -66,20 +44,20 @@ static int resolve_map(const struct plan *given, struct plan *p)
 	return EXIT_OK;
 }
 
-static int resolve_sizes(const struct plan *given, const struct host *host, struct plan *p)
+static int resolve_sizes(const struct options *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
 	long nr_default;
 
 	p->key_size = OR(given->key_size, b->key_size);
 	p->value_size = OR(given->value_size, b->value_size);
-	if (b->prefix_len == -1 && given->prefix_len >= 0) {
+	if (b->prefix_len == -1 && given->prefix_len.given) {
 		mb_err("--prefix-len is for LPM trie benchmarks, not %s", b->name);
 		return EXIT_USAGE;
 	}
 	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : -1;
 	nr_default = b->nr_entries;
-	p->max_entries = given->max_entries >= 0 ? given->max_entries :
+	p->max_entries = given->max_entries.given ? given->max_entries.value :
 			 b->max_entries_of ? b->max_entries_of(host) :
 			 b->max_entries == ENTRIES_NR ? OR(given->nr_entries, nr_default) :
 			 b->max_entries;
@@ -114,7 +92,7 @@ static int index_keys_fit(const struct plan *p)
 }
 
 /* The key walk's rules on nr-entries and order, then its batch fit. */
-static int resolve_keys(const struct plan *given, struct plan *p)
+static int resolve_keys(const struct options *given, struct plan *p)
 {
 	const struct bench *b = p->bench;
 	const struct key_walk *w = b->walk;
@@ -141,9 +119,9 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 		       b->name, p->producers);
 		return EXIT_USAGE;
 	}
-	if (w->fills_map && given->nr_entries >= 0 && given->nr_entries != p->max_entries) {
-		mb_err("%s fills the map: --nr-entries (%ld) must equal --max-entries (%ld) or be left out",
-		       b->name, given->nr_entries, p->max_entries);
+	if (w->fills_map && given->nr_entries.given && given->nr_entries.value != p->max_entries) {
+		mb_err("%s fills the map: --nr-entries (%lld) must equal --max-entries (%ld) or be left out",
+		       b->name, given->nr_entries.value, p->max_entries);
 		return EXIT_USAGE;
 	}
 	if (op_works_to_end(b->op) && p->keys == KEYS_RANDOM) {
@@ -155,7 +133,7 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 		mb_err("%s visits its keys in the kernel bench's order: drop --keys random", b->name);
 		return EXIT_USAGE;
 	}
-	if (w->starts_empty && given->nr_entries > 0) {
+	if (w->starts_empty && OR(given->nr_entries, 0) > 0) {
 		mb_err("%s starts from an empty map: drop --nr-entries", b->name);
 		return EXIT_USAGE;
 	}
@@ -179,33 +157,59 @@ static int resolve_keys(const struct plan *given, struct plan *p)
 	return EXIT_OK;
 }
 
-static int resolve_trigger(const struct plan *given, const struct host *host, struct plan *p)
+static int resolve_trigger(const struct options *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
 
-	if (given->trigger >= 0 && b->trigger >= TRIGGER_CLOSE) {
+	if (given->trigger.given && b->trigger >= TRIGGER_CLOSE) {
 		mb_err("%s runs no producer programs (%s): drop --trigger", b->name,
 		       b->trigger == TRIGGER_CLOSE ? "its maps are freed by close()" : "it only creates maps");
 		return EXIT_USAGE;
 	}
-	if (given->loop >= 0 && b->loop == LOOP_NONE) {
+	if (given->loop.given && b->loop == LOOP_NONE) {
 		mb_err("%s runs no producer loop: drop --loop", b->name);
 		return EXIT_USAGE;
 	}
 	p->trigger = OR(given->trigger, (int)b->trigger);
 	/* asked for, a trigger is never swapped for another */
-	p->trigger_fallback = given->trigger < 0 && b->trigger_fallback ? b->trigger_fallback : -1;
+	p->trigger_fallback = !given->trigger.given && b->trigger_fallback ? b->trigger_fallback : -1;
 	p->loop = OR(given->loop, (int)b->loop);
 	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
 	return trigger_plan(p, host);
 }
 
-int plan_resolve(const struct plan *given, const struct host *host, struct plan *out)
+/* What the options give the plan as they are: producers, timing, output. */
+static void plan_start(const struct options *o, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->bench = o->bench;
+	p->producers = o->producers;
+	memcpy(p->prod_cpus, o->prod_cpus, sizeof(p->prod_cpus));
+	p->nr_prod_cpus = o->nr_prod_cpus;
+	p->placement = o->placement;
+	p->warmup = o->warmup;
+	p->duration = o->duration;
+	p->quiet = o->quiet;
+	p->verbose = o->verbose;
+	p->dry_run = o->dry_run;
+	p->perf = o->perf;
+	p->json_path = o->json_path;
+	p->label = o->label;
+	p->round = o->round;
+	p->iface = o->iface;
+	p->xdp_pass = o->xdp_pass;
+	p->force = o->force;
+	p->all = o->all;
+	p->argc = o->argc;
+	p->argv = o->argv;
+}
+
+int plan_resolve(const struct options *given, const struct host *host, struct plan *out)
 {
 	const struct bench *b = given->bench;
 	int err;
 
-	*out = *given;
+	plan_start(given, out);
 	if (b->single_producer && given->producers > 1) {
 		mb_err("%s needs the map to itself: run it with -p 1", b->name);
 		return EXIT_USAGE;
@@ -277,9 +281,26 @@ static long long int_field(json_t *params, const char *key, long long absent)
 	return json_is_integer(v) ? json_integer_value(v) : absent;
 }
 
+/* A recorded number, given where the params have one. */
+static struct maybe maybe_int(json_t *params, const char *key)
+{
+	json_t *v = json_object_get(params, key);
+
+	return (struct maybe){ json_is_integer(v), json_is_integer(v) ? json_integer_value(v) : 0 };
+}
+
+/* A recorded name's value, given where the params have a known one. */
+static struct maybe maybe_named(json_t *params, const char *key, const char *(*name_of)(int),
+				int n)
+{
+	int v = param_named(params, key, name_of, n);
+
+	return (struct maybe){ v >= 0, v };
+}
+
 /* The recorded params as options; the document stays loaded for the run,
  * since the plan points into its strings. */
-static void given_from_params(json_t *pa, struct plan *g)
+static void given_from_params(json_t *pa, struct options *g)
 {
 	const char *map = json_string_value(json_object_get(pa, "map"));
 	json_t *cpus = json_object_get(pa, "prod_cpus");
@@ -289,24 +310,26 @@ static void given_from_params(json_t *pa, struct plan *g)
 
 	g->all = map && !strcmp(map, "all");
 	g->map_name = g->all ? NULL : map;
-	g->key_size = int_field(pa, "key_size", -1);
-	g->value_size = int_field(pa, "value_size", -1);
-	g->max_entries = int_field(pa, "max_entries", -1);
-	g->nr_entries = int_field(pa, "nr_entries", -1);
-	g->prefix_len = int_field(pa, "prefix_len", -1);
-	g->prealloc = json_is_boolean(json_object_get(pa, "prealloc")) ?
-		      json_is_true(json_object_get(pa, "prealloc")) : -1;
-	g->zero_seed = json_is_true(json_object_get(pa, "zero_seed")) ? 1 : -1;
-	g->keys = param_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
-	g->seed = int_field(pa, "seed", -1);
+	g->key_size = maybe_int(pa, "key_size");
+	g->value_size = maybe_int(pa, "value_size");
+	g->max_entries = maybe_int(pa, "max_entries");
+	g->nr_entries = maybe_int(pa, "nr_entries");
+	g->prefix_len = maybe_int(pa, "prefix_len");
+	if (json_is_boolean(json_object_get(pa, "prealloc")))
+		GIVE(g->prealloc, json_is_true(json_object_get(pa, "prealloc")));
+	if (json_is_true(json_object_get(pa, "zero_seed")))
+		GIVE(g->zero_seed, 1);
+	g->keys = maybe_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
+	g->seed = maybe_int(pa, "seed");
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);
 	if (g->bench->walk)
-		g->batch = int_field(pa, "batch", -1);
+		g->batch = maybe_int(pa, "batch");
 	/* the ones --trigger and --loop take: close and none are the rows' own */
-	g->trigger = param_named(pa, "trigger", trigger_name, TRIGGER_CLOSE);
-	g->loop = g->bench->loop == LOOP_NONE ? -1 : param_named(pa, "loop", loop_name, LOOP_NONE);
-	if (g->trigger == TRIGGER_NIC) {
+	g->trigger = maybe_named(pa, "trigger", trigger_name, TRIGGER_CLOSE);
+	if (g->bench->loop != LOOP_NONE)
+		g->loop = maybe_named(pa, "loop", loop_name, LOOP_NONE);
+	if (OR(g->trigger, -1) == TRIGGER_NIC) {
 		g->iface = json_string_value(json_object_get(pa, "iface"));
 		g->xdp_pass = !strcmp(json_string_value(json_object_get(pa, "xdp_action")) ?: "", "pass");
 		return;	/* one producer slot per CPU, found again on this machine */
@@ -321,7 +344,7 @@ static void given_from_params(json_t *pa, struct plan *g)
 			g->prod_cpus[g->nr_prod_cpus++] = json_integer_value(c);
 }
 
-int plan_from_result(const char *path, struct plan *given)
+int plan_from_result(const char *path, struct options *given)
 {
 	json_error_t e;
 	json_t *doc = json_load_file(path, 0, &e), *params;

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "parse.h"
 
-static int parse(struct plan *cfg, enum cli_action *action, const char *line)
+static int parse(struct options *cfg, enum cli_action *action, const char *line)
 {
 	static char buf[512];
 	static char *argv[32];
@@ -45,17 +45,17 @@ static void cpusets(void **state)
 
 static void kernel_bench_spellings(void **state)
 {
-	struct plan cfg;
+	struct options cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench bpf-hashmap-lookup --nr_entries 500 --key_size 8 "
 				"--max_entries 1K --producers 2 -a --nr_loops 64"), EXIT_OK);
 	assert_string_equal(cfg.bench->name, "bpf-hashmap-lookup");
-	assert_int_equal(cfg.nr_entries, 500);
-	assert_int_equal(cfg.key_size, 8);
-	assert_int_equal(cfg.max_entries, 1000);
+	assert_int_equal(OR(cfg.nr_entries, -1), 500);
+	assert_int_equal(OR(cfg.key_size, -1), 8);
+	assert_int_equal(OR(cfg.max_entries, -1), 1000);
 	assert_int_equal(cfg.producers, 2);
-	assert_int_equal(cfg.batch, 64);
+	assert_int_equal(OR(cfg.batch, -1), 64);
 	assert_int_equal(cfg.nr_prod_cpus, MAX_PRODUCERS);
 	assert_int_equal(parse(&cfg, &a, "bench htab-full-update"), EXIT_OK);
 	assert_string_equal(cfg.bench->name, "bpf-hashmap-full-update");
@@ -67,23 +67,23 @@ static void kernel_bench_spellings(void **state)
 
 static void options_anywhere(void **state)
 {
-	struct plan cfg;
+	struct options cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench -p 2 htab-lookup --map lru --keys random "
 				"--trigger raw_tp --json x.json --label before -q"), EXIT_OK);
 	assert_string_equal(cfg.map_name, "lru");
-	assert_int_equal(cfg.keys, KEYS_RANDOM);
-	assert_int_equal(cfg.trigger, TRIGGER_RAW_TP);
+	assert_int_equal(OR(cfg.keys, -1), KEYS_RANDOM);
+	assert_int_equal(OR(cfg.trigger, -1), TRIGGER_RAW_TP);
 	assert_string_equal(cfg.json_path, "x.json");
 	assert_string_equal(cfg.label, "before");
 	assert_true(cfg.quiet);
-	assert_int_equal(cfg.nr_entries, -1);	/* default left to plan_resolve() */
+	assert_false(cfg.nr_entries.given);	/* left to the row, by plan_resolve() */
 }
 
 static void usage_errors(void **state)
 {
-	struct plan cfg;
+	struct options cfg;
 	enum cli_action a;
 
 	assert_int_equal(parse(&cfg, &a, "bench"), EXIT_USAGE);

@@ -18,29 +18,33 @@ static const struct host *machine(void)
 	return &h;
 }
 
-/* What the command line would give: the benchmark, -p, --max-entries, --nr-entries. */
-static struct plan given_for(const char *bench, int producers, long max, long nr)
+/* What the command line would give: the benchmark, -p, --max-entries and
+ * --nr-entries (each given unless -1). */
+static struct options given_for(const char *bench, int producers, long max, long nr)
 {
-	struct plan given;
+	struct options given;
 
-	plan_unset(&given);
+	options_init(&given);
 	given.bench = bench_find(bench, NULL);
 	given.producers = producers;
-	given.max_entries = max;
-	given.nr_entries = nr;
+	if (max >= 0)
+		GIVE(given.max_entries, max);
+	if (nr >= 0)
+		GIVE(given.nr_entries, nr);
 	return given;
 }
 
 /* The resolved plan of given_for(), which must resolve. */
 static struct plan plan_for(const char *bench, int producers, long max, long nr)
 {
-	struct plan given = given_for(bench, producers, max, nr), plan;
+	struct options given = given_for(bench, producers, max, nr);
+	struct plan plan;
 
 	assert_int_equal(plan_resolve(&given, machine(), &plan), EXIT_OK);
 	return plan;
 }
 
-static int resolve(struct plan given)
+static int resolve(struct options given)
 {
 	struct plan plan;
 
@@ -189,10 +193,11 @@ static void from_first_layout_is_hashmap_lookup(void **state)
 /* --keys random visits a permutation, but the prefill order stays ids ascending. */
 static void random_order_leaves_prefill_order(void **state)
 {
-	struct plan given = given_for("htab-lookup", 1, 1000, -1), cfg;
+	struct options given = given_for("htab-lookup", 1, 1000, -1);
+	struct plan cfg;
 	__u32 seq[1000], rnd[1000];
 
-	given.keys = KEYS_RANDOM;
+	GIVE(given.keys, KEYS_RANDOM);
 	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	keys_ids(&cfg, seq, KEYS_SEQ);
 	keys_ids(&cfg, rnd, KEYS_RANDOM);
@@ -215,7 +220,8 @@ static void shared_layout_spreads_start(void **state)
 
 static void walk_errors(void **state)
 {
-	struct plan given, cfg;
+	struct options given;
+	struct plan cfg;
 
 	assert_int_equal(resolve(given_for("htab-lookup", 1, 1000, 2000)), EXIT_USAGE); /* nr > max */
 	assert_int_equal(resolve(given_for("htab-add_del_on_diff_cpu", 3, 1000, -1)),
@@ -231,7 +237,7 @@ static void walk_errors(void **state)
 	assert_int_equal(resolve(given_for("htab-mem-overwrite", 2, 8192, 100)),
 			 EXIT_USAGE);						/* starts empty */
 	given = given_for("bpf-hashmap-full-update", 1, 1000, -1);
-	given.keys = KEYS_RANDOM;
+	GIVE(given.keys, KEYS_RANDOM);
 	assert_int_equal(resolve(given), EXIT_USAGE);			/* the kernel's order */
 }
 
@@ -242,7 +248,7 @@ static void index_keys_are_first_plus_step(void **state)
 	struct prod_ctl ctl[4];
 	__u32 ids[8192];
 	struct plan mem = laid_out("htab-mem-overwrite", 4, 8192, ctl, ids), cfg;
-	struct plan given = given_for("bpf-hashmap-lookup", 1, 1000, 750);
+	struct options given = given_for("bpf-hashmap-lookup", 1, 1000, 750);
 
 	assert_int_equal(mem.keys, KEYS_INDEX);
 	assert_int_equal(keys_index_form(&mem, ctl, 4), 0);
@@ -255,22 +261,23 @@ static void index_keys_are_first_plus_step(void **state)
 	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	assert_int_equal(cfg.batch, 1333 * 750);
 	given = given_for("htab-lookup", 1, 1000, -1);	/* spread starts: not whole passes */
-	given.keys = KEYS_INDEX;
+	GIVE(given.keys, KEYS_INDEX);
 	assert_int_equal(resolve(given), EXIT_USAGE);
 	given = given_for("lpm-trie-lookup", 1, -1, -1);	/* LPM has its counter */
-	given.keys = KEYS_INDEX;
+	GIVE(given.keys, KEYS_INDEX);
 	assert_int_equal(resolve(given), EXIT_USAGE);
 }
 
 /* The resolve step writes only its output: the options it read stay as given. */
 static void resolve_leaves_the_options_alone(void **state)
 {
-	struct plan given = given_for("htab-delete", 3, 1000, -1), copy = given, cfg;
+	struct options given = given_for("htab-delete", 3, 1000, -1), copy = given;
+	struct plan cfg;
 
 	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
 	assert_memory_equal(&given, &copy, sizeof(given));
 	assert_int_equal(cfg.nr_entries, 1000);
-	assert_int_equal(given.nr_entries, -1);
+	assert_false(given.nr_entries.given);
 }
 
 /* A benchmark that differs from htab-lookup only in data (16-byte keys by
@@ -279,11 +286,12 @@ static void resolve_leaves_the_options_alone(void **state)
 static void a_data_only_benchmark_is_one_row(void **state)
 {
 	struct bench row = *bench_find("htab-lookup", NULL);
-	struct plan given, wide, base = plan_for("htab-lookup", 1, -1, -1);
+	struct options given;
+	struct plan wide, base = plan_for("htab-lookup", 1, -1, -1);
 
 	row.name = "htab-lookup-16";
 	row.key_size = 16;
-	plan_unset(&given);
+	options_init(&given);
 	given.bench = &row;
 	assert_int_equal(plan_resolve(&given, machine(), &wide), EXIT_OK);
 	assert_int_equal(wide.key_size, 16);

@@ -115,7 +115,8 @@ static void each_rule_holds(void **state)
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const struct rule *r = &rules[i];
 		char line[256], *argv[32] = { "bench" };
-		struct plan given, plan;
+		struct options given;
+		struct plan plan;
 		enum cli_action action;
 		int argc = 1;
 

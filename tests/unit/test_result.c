@@ -56,7 +56,8 @@ static const struct host *machine(void)
 
 static json_t *sample_document(enum run_status status, const char *reason)
 {
-	static struct plan given, cfg;
+	static struct options given;
+	static struct plan cfg;
 	static struct run run = { .plan = &cfg, .map_type_name = "BPF_MAP_TYPE_HASH" };
 	static struct prod_delta d[2] = { { 100, 1000, 100, 0 }, { 100, 1000, 90, 10 } };
 	static struct sample v[2] = { { .warmup = true, .interval_ns = 1e9, .prod = &d[0] },
@@ -67,7 +68,7 @@ static json_t *sample_document(enum run_status status, const char *reason)
 	enum cli_action a;
 
 	cli_parse(4, argv, &given, &a);
-	given.batch = 64;
+	GIVE(given.batch, 64);
 	plan_resolve(&given, machine(), &cfg);
 	sample_finish(&v[0], 1, bench_find("htab-lookup", NULL));
 	sample_finish(&v[1], 1, bench_find("htab-lookup", NULL));

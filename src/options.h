@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the command line (or an earlier result, --from-result) gave, before
+ * anything is resolved. A workload value the row has a default for says
+ * whether it was given; plan_resolve() (plan.c) turns the row, these and
+ * the machine's facts into the plan. */
+#ifndef MAPBENCH_OPTIONS_H
+#define MAPBENCH_OPTIONS_H
+#include <stdbool.h>
+#include "bench.h"
+
+/* A value the user may leave to the row. */
+struct maybe {
+	bool given;
+	long long value;
+};
+
+#define GIVE(m, v) ((m) = (struct maybe){ true, (v) })
+/* The given value, or dflt. */
+#define OR(m, dflt) ((m).given ? (m).value : (dflt))
+
+struct options {
+	const struct bench *bench;
+	/* the producers and their CPUs */
+	int producers;
+	int prod_cpus[MAX_PRODUCERS];
+	int nr_prod_cpus;		/* MAX_PRODUCERS for -a */
+	enum placement placement;
+	/* how to run and report */
+	int warmup, duration;
+	bool quiet, verbose, dry_run, perf;
+	int guest_cpus;			/* --dry-run for a guest with this many CPUs, or 0 */
+	const char *json_path, *label;
+	int round;
+	const char *from_result;
+	/* --trigger nic */
+	const char *iface;
+	bool xdp_pass, force;
+	/* the workload: the row's value where not given */
+	const char *map_name;		/* NULL: the row's */
+	bool all;			/* mem: every map kind */
+	const char *use_case;		/* htab-mem: which of its rows */
+	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
+		     prealloc, zero_seed, keys, seed, batch;
+	int argc;
+	char **argv;
+};
+
+/* Nothing given: one producer, a second of warmup, five measured. */
+void options_init(struct options *o);
+
+#endif
