@@ -4,6 +4,7 @@ lookups down is judged a regression; two builds of the same tree pass."""
 import json
 import re
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -48,6 +49,24 @@ def test_kbuild_refuses_a_patch_that_does_not_apply_and_leaves_the_tree_alone(fa
                       FIXTURES / "htab-lookup-slower.patch")
     one_line(proc, 2, "does not apply")
     assert (fake_tree / "kernel" / "bpf" / "hashtab.c").read_text() == "int x;\n"
+
+
+def test_ab_builds_each_kernel_into_its_folder(fake_tree, tmp_path, monkeypatch):
+    """The steps ab runs, without running them: the first is kbuild of the
+    tree into build/kernel/TREE/before (a first build that fails stops ab)."""
+    from mapbench.commands import ab
+    seen = []
+
+    def step(title, argv, capture=None):
+        seen.append([str(a) for a in argv])
+        return subprocess.CompletedProcess(argv, 1)
+    monkeypatch.setattr(ab, "step", step)
+    assert ab.main(["--src", str(fake_tree), "--label", str(tmp_path / "set"), "--",
+                    "htab-lookup"]) == 1
+    kbuild, = seen
+    assert kbuild[0].endswith("scripts/kbuild") and kbuild[kbuild.index("--src") + 1] == \
+        str(fake_tree)
+    assert kbuild[kbuild.index("--out") + 1].endswith(f"/{fake_tree.name}/before")
 
 
 @pytest.mark.parametrize("args, status, says", [

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "cli.h"
 #include "plan.h"
+#include "peer.h"
 #include "result.h"
 
 static char dir[64];
@@ -54,7 +55,8 @@ static const struct host *machine(void)
 	return &h;
 }
 
-static json_t *sample_document(enum run_status status, const char *reason)
+/* The document of a two-sample run of row (htab-lookup's, or a copy). */
+static json_t *document_of(const struct bench *row, enum run_status status, const char *reason)
 {
 	static struct options given;
 	static struct plan cfg;
@@ -62,19 +64,53 @@ static json_t *sample_document(enum run_status status, const char *reason)
 	static struct prod_delta d[2] = { { 100, 1000, 100, 0 }, { 100, 1000, 90, 10 } };
 	static struct sample v[2] = { { .warmup = true, .interval_ns = 1e9, .prod = &d[0] },
 				      { .interval_ns = 1e9, .prod = &d[1] } };
-	struct samples s = { .v = v, .n = 2, .nprod = 1 };
+	static struct prod_counters last[1];
+	struct samples s = { .v = v, .n = 2, .nprod = 1, .last = last };
 	struct run_summary sum;
 	char *argv[] = { "bench", "htab-lookup", "--label", "after", NULL };
 	enum cli_action a;
 
 	cli_parse(4, argv, &given, &a);
+	given.bench = row;
 	GIVE(given.batch, 64);
 	plan_resolve(&given, machine(), &cfg);
-	sample_finish(&v[0], 1, bench_find("htab-lookup", NULL));
-	sample_finish(&v[1], 1, bench_find("htab-lookup", NULL));
+	sample_finish(&v[0], 1, row);
+	sample_finish(&v[1], 1, row);
 	s.errs[7] = 2;
 	summarize_run(&s, &sum);
 	return result_json(&run, &s, &sum, NULL, status, reason);
+}
+
+static json_t *sample_document(enum run_status status, const char *reason)
+{
+	return document_of(bench_find("htab-lookup", NULL), status, reason);
+}
+
+/* A kernel bench mapbench lacks is a row and a peer (src/peers/): its
+ * final lines reach the result without a change to the engine. */
+static int new_bench_lines(const struct run *run, const struct samples *s,
+			   const struct run_summary *sum, char *buf, size_t len)
+{
+	snprintf(buf, len, "Summary: a new kernel bench's own line");
+	return 1;
+}
+
+static const struct kernel_bench new_bench = { .final_lines = new_bench_lines };
+
+static void a_kernel_bench_is_a_row_and_a_peer(void **state)
+{
+	struct bench row = *bench_find("htab-lookup", NULL);
+	json_t *doc, *lines;
+
+	row.name = "new-kernel-bench";
+	row.kernel = &new_bench;
+	doc = document_of(&row, RUN_COMPLETE, "");
+	lines = json_object_get(json_object_get(doc, "summary"), "kernel_lines");
+	assert_int_equal(json_array_size(lines), 1);
+	assert_string_equal(json_string_value(json_array_get(lines, 0)),
+			    "Summary: a new kernel bench's own line");
+	assert_string_equal(json_string_value(json_object_get(doc, "benchmark")), "new-kernel-bench");
+	json_decref(doc);
 }
 
 static void document_has_schema_and_figures(void **state)
@@ -171,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(document_has_schema_and_figures),
 		cmocka_unit_test(unsupported_document_says_why),
+		cmocka_unit_test(a_kernel_bench_is_a_row_and_a_peer),
 		cmocka_unit_test_setup_teardown(write_is_atomic_and_clean, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(write_failure_leaves_nothing, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(check_path_makes_folders_in_results_only, make_dir, remove_dir),

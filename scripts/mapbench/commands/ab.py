@@ -213,7 +213,7 @@ def main(argv=None):
     else:
         steps.append((kernels / label, set_dir / "after", args.patch))
     for i, (build, _, patches) in enumerate(steps):
-        argv = [SCRIPTS / "kbuild", "--src", args.src, "--set_dir", set_dir]
+        argv = [SCRIPTS / "kbuild", "--src", args.src, "--out", build]
         if i:
             argv += ["--from", steps[i - 1][0], *[x for p in patches for x in ("--patch", p)]]
         title = "build the kernel before" if not i else \
