@@ -74,8 +74,8 @@ struct plan {
 	const char *label;
 	int round;			/* --round: the run's round in an interleaved series, or 0 */
 	int trigger;			/* enum trigger */
-	int trigger_fallback;		/* where the kernel refuses trigger (the row's
-					 * fentry), this one with a warning; -1: none */
+	enum trigger trigger_fallback;	/* where the kernel refuses trigger (the row's
+					 * fentry), this one with a warning; TRIGGER_NONE: none */
 	int loop;			/* enum loop_kind; auto: bpf_for where the kernel has it */
 	/* the map under test */
 	const char *map_name;
@@ -83,7 +83,7 @@ struct plan {
 	int key_size;
 	int value_size;
 	long max_entries;
-	int prefix_len;			/* LPM trie keys; -1 elsewhere */
+	int prefix_len;			/* LPM trie keys' prefix bits; 0 for other maps */
 	long nr_entries;		/* prefilled keys */
 	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
 	int zero_seed;			/* 1: BPF_F_ZERO_SEED, where the kind has a seed */

@@ -58,7 +58,7 @@ static int row_plan(const struct plan *base, const struct mem_kind *k, struct pl
 	out->map_name = k->map;
 	out->map = map_kind_find(k->map);
 	out->prealloc = k->prealloc >= 0 ? k->prealloc : out->map->prealloc != PREALLOC_NEVER;
-	out->prefix_len = out->map->bit == MAP_LPM ? out->key_size * 8 : -1;
+	out->prefix_len = out->map->bit == MAP_LPM ? out->key_size * 8 : 0;
 	return out->map->family->check(out);
 }
 

@@ -55,7 +55,7 @@ static int resolve_sizes(const struct options *given, const struct host *host, s
 		mb_err("--prefix-len is for LPM trie benchmarks, not %s", b->name);
 		return EXIT_USAGE;
 	}
-	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : -1;
+	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : 0;
 	nr_default = b->nr_entries;
 	p->max_entries = given->max_entries.given ? given->max_entries.value :
 			 b->max_entries_of ? b->max_entries_of(host) :
@@ -172,7 +172,8 @@ static int resolve_trigger(const struct options *given, const struct host *host,
 	}
 	p->trigger = OR(given->trigger, (int)b->trigger);
 	/* asked for, a trigger is never swapped for another */
-	p->trigger_fallback = !given->trigger.given && b->trigger_fallback ? b->trigger_fallback : -1;
+	p->trigger_fallback = !given->trigger.given && b->trigger_fallback ? b->trigger_fallback :
+			      TRIGGER_NONE;
 	p->loop = OR(given->loop, (int)b->loop);
 	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
 	return trigger_plan(p, host);
@@ -240,7 +241,8 @@ json_t *plan_json(const struct plan *p)
 		"value_size", p->value_size,
 		"max_entries", (json_int_t)p->max_entries,
 		"nr_entries", (json_int_t)p->nr_entries,
-		"prefix_len", p->prefix_len >= 0 ? json_integer(p->prefix_len) : json_null(),
+		"prefix_len", p->map && p->map->bit == MAP_LPM ? json_integer(p->prefix_len) :
+								   json_null(),
 		"keys", keys_name(p->keys),
 		"seed", (json_int_t)p->seed,
 		"producers", p->producers,

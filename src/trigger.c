@@ -153,7 +153,7 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 		       run->plan->map_name, run->map_type_name, strerror(-err));
 		return EXIT_UNSUPPORTED;
 	}
-	if (t->kind == TRIGGER_FENTRY && err == -EPERM && run->plan->trigger_fallback >= 0)
+	if (t->kind == TRIGGER_FENTRY && err == -EPERM && run->plan->trigger_fallback != TRIGGER_NONE)
 		return EXIT_FALLBACK;	/* the caller falls back, and says so */
 	if (t->kind == TRIGGER_FENTRY && err == -EPERM) {
 		mb_err("this kernel refuses fentry programs (EPERM: ftrace-based attachment is blocked); use --trigger xdp or --trigger raw_tp");

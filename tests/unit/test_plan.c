@@ -82,7 +82,7 @@ static const struct rule rules[] = {
 	{ "a kernel bench's trigger falls back where refused", "bpf-hashmap-lookup", 2, EXIT_OK,
 	  "trigger_fallback", TRIGGER_TP },
 	{ "... never a trigger that was asked for", "bpf-hashmap-lookup --trigger fentry", 2,
-	  EXIT_OK, "trigger_fallback", -1 },
+	  EXIT_OK, "trigger_fallback", TRIGGER_NONE },
 	{ "--trigger nic: a producer per possible CPU", "--trigger nic --iface eth0 htab-lookup",
 	  8, EXIT_OK, "producers", 8 },
 	{ "--trigger nic: a batch per packet is one unrolled step",
