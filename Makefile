@@ -12,7 +12,7 @@ CFLAGS ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initiali
 REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # Every object depends on the headers it includes, as the compiler lists them.
 DEPFLAGS = -MMD -MP
-APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
+APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -Iplugin -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
 LIBS := -lbpf -lelf -lz -ljansson -lgsl -lgslcblas -lm -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
@@ -25,6 +25,11 @@ BENCH_SRCS := $(wildcard src/*.c src/peers/*.c)
 BENCH_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(BENCH_SRCS))
 # Unit tests link everything but main.
 LIB_OBJS := $(filter-out $(OUT)/main.o,$(BENCH_OBJS))
+# plugin/: the cache model, a TCG plugin for QEMU 10 (scripts/vmrun --model);
+# its simulator and windows are unit-tested with the rest.
+PLUGIN_OBJS := $(patsubst plugin/%.c,$(OUT)/plugin/%.o,$(wildcard plugin/*.c))
+PLUGIN_LIB_OBJS := $(filter-out $(OUT)/plugin/plugin.o,$(PLUGIN_OBJS))
+PLUGIN := $(OUT)/mapbench-model.so
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
@@ -52,7 +57,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-$(OUT) $(OUT)/tests $(OUT)/peers:
+$(OUT) $(OUT)/tests $(OUT)/peers $(OUT)/plugin:
 	mkdir -p $@
 
 $(OUT)/vmlinux.h: | $(OUT)
@@ -74,7 +79,7 @@ $(patsubst src/%.c,$(OUT)/%.o,$(1)): $(patsubst %,$(OUT)/%,$(shell sed -n 's/^#i
 endef
 $(foreach c,$(BENCH_SRCS),$(eval $(call skel_user,$(c))))
 
--include $(wildcard $(OUT)/*.d $(OUT)/peers/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/peers/*.d $(OUT)/plugin/*.d)
 
 # Stamps written when make reads this file, changed only when their text
 # changes: the revision compiled into env.o (or results would name the commit
@@ -92,8 +97,14 @@ bench: $(BENCH_OBJS) $(OUT)/ldflags
 $(OUT)/bench.static: $(BENCH_OBJS)
 	$(CC) -static $(BENCH_OBJS) -o $@ $(LIBS)
 
-$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
-	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) -o $@ $(LIBS) -lcmocka
+$(OUT)/plugin/%.o: plugin/%.c | $(OUT)/plugin
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
+
+$(PLUGIN): $(PLUGIN_OBJS)
+	$(CC) -shared $(PLUGIN_OBJS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(PLUGIN_LIB_OBJS) | $(OUT)/tests
+	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) $(PLUGIN_LIB_OBJS) -o $@ $(LIBS) -lcmocka
 
 # make run: the quick suite, its table (printed once, by the suite) and one
 # chart per figure unit, named after the set (LABEL=... to name the set).

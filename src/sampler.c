@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "marker.h"
 #include "output.h"
 #include "perf.h"
 #include "sampler.h"
@@ -127,6 +128,9 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		goto out;
 	}
 	f->measure(run, prev);
+	/* The cache model's windows (plugin/marker.h) are the samples: each
+	 * opens and closes where the sample's counters are read. */
+	mb_mark(MB_MARK_BEGIN);
 	t_start = t_prev = now_ns();
 	if (run->perf && !plan->warmup)
 		perf_mark_start(run->perf, nprod);
@@ -137,6 +141,12 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		if (!sleep_until(t_start + (i + 1) * 1000000000ull, prods))
 			break;
 		f->measure(run, cur);
+		if (i + 1 < total)
+			mb_mark(MB_MARK_NEXT);
+		else
+			mb_mark(MB_MARK_END);
+		if (i + 1 == plan->warmup && i + 1 < total)
+			mb_mark(MB_MARK_MEASURED);
 		t_cur = now_ns();
 		s = sample_add(out);
 		if (!s) {
@@ -161,6 +171,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		memcpy(prev, cur, nprod * sizeof(*cur));
 		t_prev = t_cur;
 	}
+	mb_mark(MB_MARK_END);	/* a run cut short: its last window, with no sample */
 	if (run->perf)
 		perf_mark_end(run->perf, nprod);
 	out->interrupted = stop_requested != 0;

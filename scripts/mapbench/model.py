@@ -29,8 +29,15 @@ METRICS = {
     # --perf's hardware counters per map operation (bare metal: the PMU)
     "instructions": ("instructions/op", -1),
     "cycles": ("cycles/op", -1),
+    # the cache model's counts per map operation (scripts/vmrun --model):
+    # exact and repeatable, but modelled, never measured
+    "model_cycles": ("modelled cycles/op", -1),
+    "llc_misses": ("modelled LLC misses/op", -1),
+    "l2_misses": ("modelled L2 misses/op", -1),
+    "l1d_misses": ("modelled L1D misses/op", -1),
 }
 PERF_METRICS = ("instructions", "cycles")
+MODEL_METRICS = ("model_cycles", "llc_misses", "l2_misses", "l1d_misses")
 
 # The clocks a figure can be in. Under icount (scripts/vmrun under TCG) a guest
 # nanosecond is one executed instruction: noise-free, blind to cache and memory.
@@ -39,6 +46,24 @@ ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 execut
                      "so code-path changes show to about 0.1% but cache and memory effects do "
                      "not; a memory-saving patch needs host-clock or KVM runs for its speed and "
                      "`./bench mem` for its bytes.")
+MODEL_NOTE = ("modelled figures (scripts/vmrun --model): a cache model's misses and cycles on "
+              "the instructions the guest ran: exact and repeatable; a data-cache hierarchy "
+              "with true LRU and fixed miss penalties, without coherence traffic, prefetchers, "
+              "TLBs, branch prediction or overlapping misses.")
+
+
+def clock_note(clock, metric):
+    """The sentence a table on this clock and metric ends with, or None."""
+    if metric in MODEL_METRICS:
+        return MODEL_NOTE
+    return ICOUNT_BLIND_SPOT if clock in ("icount", "mixed") else None
+
+
+def model_of(env):
+    """The cache model's machine a guest run was counted on, or "none"."""
+    return ((env.get("vm") or {}).get("model") or {}).get("name", "none")
+
+
 # The smallest change that matters, by clock, where a policy does not say:
 # five runs on a shared machine cannot tell less than about 5% from noise;
 # a noise-free clock sees 0.01%, which is real but rarely worth a patch.
@@ -68,7 +93,9 @@ def clock_of_runs(*sets):
 
 # Environment fields that make two sets not comparable if they differ
 # (the kernel is expected to differ).
-ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden", "clock"]
+# A cache model's figures depend on its machine: sets of two models never compare.
+ENV_MUST_MATCH = ["cpu_model", "online_cpus", "bpf_jit_enable", "bpf_jit_harden", "clock",
+                  "model"]
 ENV_WARN = ["mitigations", "smt_active", "cpufreq_governor", "cpufreq_boost", "host"]
 # Fields that every run of one set must share: a set is one kernel, CPU and build.
 SET_MUST_SHARE = ["kernel_release", "cpu_model", "mapbench_revision"]
@@ -110,6 +137,7 @@ class Run:
     per_producer: list = field(default_factory=list)  # M events/s of each producer
     runs: int = 1                   # ./bench runs behind it (a guest boot's, pooled)
     round: int = None               # its round in an interleaved series, or None
+    profile: list = field(default_factory=list)  # the cache model's per-function rows, per op
 
     def key(self, ignore=()):
         """The group the run belongs to; the parameters in ignore take no part."""

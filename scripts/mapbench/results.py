@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from .kernel_log import FULL_PERF, looks_like_kernel_log, parse_kernel_bench
-from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, PERF_METRICS, SCHEMA,
-                    SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs, Skipped, clock_of,
-                    figure_unit)
+from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MODEL_METRICS, PERF_METRICS,
+                    SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs, Skipped,
+                    clock_of, figure_unit, model_of)
 from .paths import RESULTS
 
 
@@ -104,10 +104,15 @@ def _runs_of(doc, source):
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
         units["latency"] = f"instructions/op [{ICOUNT_UNIT}]"
+    counted = (doc.get("model") or {}).get("per_op") or {}
+    for m in MODEL_METRICS:
+        if m in counted:
+            metrics[m] = counted[m]
+            units[m] = f"{METRICS[m][0]} [{model_of(env)} model]"
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
                 cv if cv is not None else math.nan, per_producer=per_producer(doc, measured),
-                round=env.get("round"))]
+                round=env.get("round"), profile=(doc.get("model") or {}).get("profile") or [])]
 
 
 def per_producer(doc, measured):
@@ -235,6 +240,8 @@ def env_differences(a_runs, b_runs):
     def values(runs, f):
         if f == "clock":
             return {clock_of(r.env) for r in runs if r.env}
+        if f == "model":
+            return {model_of(r.env) for r in runs if r.env}
         return {json.dumps(r.env.get(f), sort_keys=True) for r in runs if r.env}
     hard, soft = [], []
     for fields, out in ((ENV_MUST_MATCH, hard), (ENV_WARN, soft)):
@@ -243,5 +250,3 @@ def env_differences(a_runs, b_runs):
             if va and vb and va != vb:
                 out.append(f"{f}: {', '.join(sorted(va))} vs {', '.join(sorted(vb))}")
     return hard, soft
-
-

@@ -205,7 +205,8 @@ def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     """Guests run at once (-j) finish in any order: a file's number comes from
     its boot and run, after the files a set already had (ab adds rounds)."""
     v = vmrun_command
-    args = argparse.Namespace(seed=1, boots=2, order="alternate", runs=2, warmup_runs=1)
+    args = argparse.Namespace(seed=1, boots=2, order="alternate", runs=2, warmup_runs=1, model="none",
+                              profile=False)
     a, b = tmp_path / "a", tmp_path / "b"
     (a / "cfg").mkdir(parents=True)
     (a / "cfg" / "run-3.json").write_text("{}")          # from an earlier vmrun

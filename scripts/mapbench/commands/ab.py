@@ -48,7 +48,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import cli, model, output, results, stats
+from .. import cachemodel, cli, model, output, results, stats
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
@@ -63,7 +63,8 @@ def vmrun_argv(args, kernels, sets, boots):
     argv = [SCRIPTS / "vmrun", *[x for k in kernels for x in ("--kernel", k)],
             *[x for s in sets for x in ("--label", s)], "--boots", boots, "--runs", args.runs,
             "-w", args.warmup, "-d", args.duration, "--accel", args.accel, "--smp", args.smp,
-            "--clock", args.clock, *(["-j", args.jobs] if args.jobs else [])]
+            "--clock", args.clock, "--model", args.model, *(["--profile"] if args.profile else []),
+            *(["-j", args.jobs] if args.jobs else [])]
     return argv + (["--suite", args.suite] if args.suite
                    else [x for b in args.bench for x in ("--bench", b)])
 
@@ -160,6 +161,12 @@ def main(argv=None):
                          "CPUs); the host clock boots one at a time")
     ap.add_argument("--clock", choices=["auto", "icount", "host"], default="auto",
                     help="the guests' clock (vmrun --clock; auto: icount under TCG)")
+    ap.add_argument("--model", choices=[*cachemodel.MACHINES, "none"], default="none",
+                    help="the cache model (vmrun --model): judge with --metric model_cycles or "
+                         "llc_misses to see cache effects icount cannot")
+    ap.add_argument("--profile", action="store_true",
+                    help="the model's counts per guest kernel function (vmrun --profile): the "
+                         "report's Where table names the functions that changed")
     ap.add_argument("--until-mde", type=float, metavar="PCT",
                     help="add boots until each change is confirmed or the MDE is below PCT")
     ap.add_argument("--min-boots", type=int, default=3, help="boots a side before the first look")

@@ -164,5 +164,5 @@ def print_footer(comps, policy, clock, args):
               f"{rules['min_runs']} runs a side and the fewest here is {fewest}; run "
               f"{rules['min_runs'] - fewest} more a side (or lower --min-runs).")
     print(output.power_sentence(comps, rules["alpha"] / len(comps), rules["power"], args.target))
-    if clock == "icount":
-        print(model.ICOUNT_BLIND_SPOT)
+    for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):
+        print(note)

@@ -123,8 +123,8 @@ def main(argv=None):
     for metric in sorted({c.metric for c in comps}):
         output.report_outliers(a, metric)
         output.report_outliers(b, metric)
-    if clock == "icount":
-        print(model.ICOUNT_BLIND_SPOT)
+    for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):
+        print(note)
     for w in soft:
         print(f"warning: environments differ in {w}")
     for w in hard:

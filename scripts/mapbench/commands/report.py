@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import cli, kernel_log, model, output, results, verdict
+from .. import cli, kernel_log, model, output, results, verdict, where
 
 
 def si(n):
@@ -37,7 +37,7 @@ def si(n):
     return str(n)
 
 
-def header(a, b):
+def header(a, b, metric):
     lines = []
     for name, runs in ((" before" if b else "", a), (" after", b)):
         kernels = sorted({f"{r.env.get('kernel_release', '?')}" for r in runs if r.env})
@@ -47,15 +47,18 @@ def header(a, b):
     if cpus:
         lines.append(f"CPU: {', '.join(cpus)}")
     vms = sorted({f"QEMU {v['qemu_version']} {v['accelerator'].upper()}, {v['vcpus']} vCPU, "
-                  f"{v['memory_mib']} MiB" for r in a + (b or []) if (v := r.env.get("vm"))})
+                  f"{v['memory_mib']} MiB" + (f", cache model {v['model']['name']}"
+                                              if v.get("model") else "")
+                  for r in a + (b or []) if (v := r.env.get("vm"))})
     if vms:
         lines.append(f"Guest: {'; '.join(vms)} (VM figures are for A/B at one configuration, "
                      "not hardware numbers)")
     clock = model.clock_of_runs(a, b or [])
     lines.append(f"Clock: {clock}" + (", QEMU's instruction counter (1 ns = 1 instruction)"
                                       if clock == "icount" else ""))
-    if clock in ("icount", "mixed"):
-        lines.append(model.ICOUNT_BLIND_SPOT)
+    note = model.clock_note(clock, metric)
+    if note:
+        lines.append(note)
     durs = [r.duration / r.runs for r in a if r.duration == r.duration]
     samples, runs = per_configuration(a)
     pooled = runs != samples
@@ -461,8 +464,11 @@ def main(argv=None):
     else:
         table = {"delta": delta_table, "memory": memory_table, "matrix": matrix_table,
                  "rhtab": rhtab_table}[args.style]
-    print(header(a, b or []))
+    print(header(a, b or [], args.metric))
     print()
     print(table(a, b, args))
+    if b and (located := where.table(a, b, args.format)):
+        print()
+        print(located)
     output.report_skipped(a, *([b] if b else []))
     return 0

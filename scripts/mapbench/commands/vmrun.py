@@ -42,6 +42,18 @@ same, so cache and memory effects do not show (a memory-saving patch needs
 the host's wall clock as the guest sees it (5-15% run-to-run under TCG).
 The clock is recorded in each result's environment.vm.
 
+--model NAME adds the cache model (plugin/, docs/vm.org): guests run on
+QEMU 10 (fetched once from Debian bookworm-backports into build/qemu10/)
+with a TCG plugin that simulates the data caches of a named machine (zen4,
+skylake-sp) on every guest load and store, in the windows ./bench marks
+(one per sample). Each result then carries a "model" block: instructions,
+accesses and L1D/L2/LLC misses per op, and modelled cycles per op, exact and
+repeatable like icount's, which stays the guest clock. Needs the icount clock.
+--profile (implies --model zen4 unless a model is given) also attributes them
+to the guest kernel's functions (its /proc/kallsyms, read once per boot; BPF
+programs JITed during a run are one row), over the measured samples: the
+block's "profile", and scripts/report's "Where" table.
+
 --peer kernel --kernel-src SRC carries the kernel's own selftests bench
 (scripts/kernel-bench, linked statically; vmlinux.h from --peer-btf, default
 the vmlinux beside the first --kernel) into the guest: each measured run of
@@ -71,7 +83,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .. import cli, results
+from .. import cachemodel, cli, qemu10, results
 from ..suites import (configurations, doc_figure_text, fmt_time, load_suite,
                       placeholders)
 from ..peer import Peer, figure_text as peer_figure_text
@@ -82,6 +94,12 @@ BUSYBOX = Path("/bin/busybox")
 QEMU = "qemu-system-x86_64"
 PROBE_CACHE = ROOT / "build" / "vm" / "accel-probe.json"
 ICOUNT_SHIFT = 0     # 2^0 ns of guest time per instruction
+# Under icount a boot is the same instruction stream every time once nothing
+# reads the host: the RTC starts at a fixed date and follows the guest's clock,
+# and KASLR (seeded from it) is off. Two boots then agree to the last
+# instruction, cache model included, where they differed by up to 0.8% in the
+# first second of a run and 0.1% in modelled L1D misses.
+ICOUNT_RTC = ["-rtc", "base=2026-01-01T00:00:00,clock=vm"]
 ICOUNT_NOTE = "icount clock: figures are virtual time, 1 ns = 1 instruction"
 TCG_WARNING = ("warning: guests run under TCG emulation ({}): compare kernels with each other "
                "at one configuration; absolute numbers are not hardware numbers")
@@ -114,6 +132,12 @@ run() {
 		rm -f /tmp/r.json
 	fi
 	echo "MAPBENCH-RC $name $rc"
+}
+# --profile: the kernel's symbols, once per boot (KASLR is off under icount)
+symbols() {
+	printf '\nMAPBENCH-FILE kallsyms %s\n' "$(wc -c < /proc/kallsyms)" > /dev/ttyS1
+	cat /proc/kallsyms > /dev/ttyS1
+	echo MAPBENCH-SYMBOLS
 }
 # --peer kernel: the kernel's own bench with the same arguments, its output sent back
 peer() {
@@ -259,17 +283,22 @@ def topology_argv(name, mem_mib):
     return argv
 
 
-def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topology=None):
+def kernel_cmdline(clock):
+    return "console=ttyS0 panic=-1 quiet" + (" nokaslr" if clock == "icount" else "")
+
+
+def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topology=None,
+              qemu=(QEMU,)):
     accel_args = ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" \
         else ["-accel", "tcg,thread=single"]
     if clock == "icount":
-        accel_args += ["-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off"]
+        accel_args += ["-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off", *ICOUNT_RTC]
     if topology and accel == "tcg":
         accel_args += ["-cpu", TOPOLOGY_CPU]
     shape = topology_argv(topology, mem_mib) if topology else ["-smp", str(smp)]
-    return [QEMU, *accel_args, *shape, "-m", str(mem_mib), "-nographic",
+    return [*qemu, *accel_args, *shape, "-m", str(mem_mib), "-nographic",
             "-no-reboot", "-kernel", str(image), "-initrd", str(initrd),
-            "-append", "console=ttyS0 panic=-1 quiet",
+            "-append", kernel_cmdline(clock),
             "-serial", "mon:stdio", "-serial", f"file:{serial_out}"]
 
 
@@ -367,7 +396,9 @@ class Plan:
 
     def __init__(self, args, kernels, labels, configs):
         self.args, self.kernels, self.labels, self.configs = args, kernels, labels, configs
-        self.qemu_version = qemu_version()
+        self.machine = cachemodel.MACHINES.get(args.model)
+        self.qemu = qemu10.argv() if self.machine else [QEMU]
+        self.qemu_version = qemu10.version() if self.machine else qemu_version()
         self.clock = "host"     # set once the accelerator is known (clock_for)
         rng = random.Random(args.seed)
         self.boots = []
@@ -411,9 +442,16 @@ class Plan:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"{stem}-{n}{suffix}", n
 
-    def store(self, k, name, payload, vm):
-        """Write one guest result as results/LABEL/CONFIG/{run,warmup}-N.json."""
+    def store(self, k, name, payload, vm, counted=(), symbols=None):
+        """Write one guest result as results/LABEL/CONFIG/{run,warmup}-N.json,
+        with the cache model's block from the plugin's lines of the run."""
         doc = json.loads(payload)
+        if self.machine and doc.get("samples") is not None:
+            doc["model"] = cachemodel.block(self.machine, cachemodel.read_windows(counted),
+                                            doc["samples"])
+            if symbols and doc["model"] and doc["model"]["ops"]:
+                doc["model"]["profile"] = cachemodel.profile(
+                    self.machine, cachemodel.read_sites(counted), symbols, doc["model"]["ops"])
         warmup = name.split(":")[1].startswith("w")
         path, n = self.path(k, name, vm["boot_of_kernel"] - 1)
         doc["environment"]["label"] = self.label_dir(k).name
@@ -451,20 +489,26 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress):
     if plan.interrupted:
         return 0
     serial = workdir / f"boot-{i}.out"
-    boot = Boot(qemu_argv(image, initrd, serial, accel, args.smp, args.mem, plan.clock,
-                          args.topology))
+    argv = qemu_argv(image, initrd, serial, accel, args.smp, args.mem, plan.clock,
+                     args.topology, plan.qemu)
+    counts = ModelCounts(workdir / f"boot-{i}.model") if plan.machine else None
+    if counts:
+        argv += ["-plugin", plan.machine.plugin_arg(counts.path, args.profile)]
+    boot = Boot(argv)
     plan.active.add(boot)
     if plan.interrupted:        # stopped while this one was starting
         boot.kill()
     vm = {"accelerator": accel, "clock": plan.clock, "qemu_version": plan.qemu_version,
           **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
+          "cmdline": kernel_cmdline(plan.clock),
           "memory_mib": args.mem, "kernel_image": str(image), "boot": i + 1,
           "boot_of_kernel": r + 1, "boots_of_kernel": args.boots,
+          **({"model": plan.machine.record()} if plan.machine else {}),
           **({"topology": topology_record(args.topology)} if args.topology else {})}
     tag = f"[boot {i + 1}/{len(plan.boots)}] {os.path.relpath(plan.label_dir(k))}"
     failed, stored = 0, set()
     deadline = time.monotonic() + args.boot_timeout
-    guest = None
+    guest, symbols = None, None
     try:
         while True:
             line = boot.line(deadline)
@@ -484,19 +528,24 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress):
             elif event == "NOBTF":
                 fail(f"{image}: the guest kernel {guest} has no BTF (/sys/kernel/btf/vmlinux); "
                      "build it with CONFIG_DEBUG_INFO_BTF=y")
+            elif event == "SYMBOLS":
+                got = frames(serial.read_bytes() if serial.exists() else b"")
+                symbols = cachemodel.Symbols(got.get("kallsyms", b"").decode(errors="replace"))
             elif event == "RUN":
                 deadline = time.monotonic() + args.run_timeout
             elif event == "RC":
                 name, rc = words
                 got = frames(serial.read_bytes() if serial.exists() else b"")
                 text = f"exit {rc}, no result came back"
+                if counts and not is_peer(name) and name not in got:
+                    counts.new_lines()      # a failed run's windows belong to no result
                 if name in got and is_peer(name):
                     log, path = plan.store_peer(k, name, got[name], r)
                     stored.add(name)
                     text = peer_figure_text(log, str(path)) or \
                         f"exit {rc} ({(log.strip() or 'no output').splitlines()[-1][:100]})"
                 elif name in got:
-                    doc = plan.store(k, name, got[name], vm)
+                    doc = plan.store(k, name, got[name], vm, counts.new_lines() if counts else (), symbols)
                     stored.add(name)
                     text = doc_figure_text(doc)
                 text += " [icount]" if plan.clock == "icount" else ""
@@ -524,6 +573,24 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress):
         progress(f"{tag}: {len(missing)} runs brought no result (time limit "
                  f"{args.run_timeout} s per run, or a crash: {(boot.tail or [''])[-1][:100]})")
     return failed + len(missing)
+
+
+class ModelCounts:
+    """The plugin's counts file of one boot, read run by run: the lines
+    written since the last run ended are the run's that just ended."""
+
+    def __init__(self, path):
+        self.path, self.pos = path, 0
+
+    def new_lines(self):
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.pos)
+            data = f.read()
+        done = data[:data.rfind(b"\n") + 1]
+        self.pos += len(done)
+        return done.decode().splitlines()
 
 
 def parallel_boots(asked, clock):
@@ -602,6 +669,12 @@ def parse_args(argv=None):
                     help="seconds to reach /init (default 120, and 5 more per vCPU past the "
                          "first: TCG brings vCPUs up one after another, 64 in about 4 minutes)")
     ap.add_argument("--run-timeout", type=int, default=300, help="seconds per benchmark run")
+    ap.add_argument("--model", choices=[*cachemodel.MACHINES, "none"], default="none",
+                    help="the cache model's machine: simulated L1D/L2/LLC misses and modelled "
+                         "cycles per op beside icount's instructions (QEMU 10; default none)")
+    ap.add_argument("--profile", action="store_true",
+                    help="attribute the model's counts to guest kernel functions (the guest's "
+                         "kallsyms; implies --model zen4)")
     ap.add_argument("--peer", choices=["kernel"],
                     help="also run the kernel's own selftests bench (built from --kernel-src) "
                          "after each measured run of a kernel-named configuration")
@@ -629,6 +702,8 @@ def parse_args(argv=None):
         ap.error(f"{len(args.label)} --label for {len(args.kernel)} --kernel: give one per kernel")
     if args.jobs is not None and args.jobs < 1:
         ap.error("-j/--jobs must be at least 1")
+    if args.profile and args.model == "none":
+        args.model = cachemodel.DEFAULT
     if args.topology:
         cpus = topology_cpus(args.topology)
         if args.smp not in (None, cpus):
@@ -656,10 +731,29 @@ def check_inputs(args):
             fail(f"--kernel {image}: no such file")
         if not is_kernel_image(image):
             fail(f"--kernel {image}: not an x86 kernel image (no bzImage header)")
+
     labels = args.label or [default_label(k) for k in args.kernel]
     if len(set(labels)) != len(labels):
         fail(f"two kernels would share results/{labels[0]}: give each a --label")
     return labels
+
+
+def model_ready(args):
+    """Fetch QEMU 10 and build the plugin for --model, or fail with one line."""
+    if args.model == "none":
+        return
+    if args.clock == "host" or args.accel == "kvm":
+        fail(f"--model {args.model} counts under TCG beside the icount clock: drop "
+             f"{'--clock host' if args.clock == 'host' else '--accel kvm'}")
+    try:
+        qemu10.fetch(lambda t: print(f"vmrun: {t}", flush=True))
+    except qemu10.Unsupported as e:
+        fail(f"--model {args.model}: unsupported here: {e}")
+    proc = subprocess.run(["make", "-s", "-C", str(ROOT), str(cachemodel.PLUGIN.relative_to(ROOT))],
+                          capture_output=True, text=True)
+    if proc.returncode:
+        cli.die(f"cannot build the cache model's plugin: "
+                f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}")
 
 
 def clock_for(asked, accel):
@@ -691,6 +785,7 @@ def build_static_bench():
 def main(argv=None):
     args = parse_args(argv)
     labels = check_inputs(args)
+    model_ready(args)
     build_static_bench()
     if args.suite:
         suite = load_suite(args.suite)
@@ -714,14 +809,19 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="mapbench-vm-") as d:
         workdir = Path(d)
         initrd = workdir / "initramfs.cpio.gz"
-        accel, why = (args.accel, "--accel tcg") if args.accel != "auto" \
-            else probe_kvm(plan.kernels[0], workdir)
+        if args.accel != "auto":
+            accel, why = args.accel, f"--accel {args.accel}"
+        elif plan.machine:
+            accel, why = "tcg", f"--model {args.model} needs TCG"
+        else:
+            accel, why = probe_kvm(plan.kernels[0], workdir)
         plan.clock = clock_for(args.clock, accel)
         # The peer draws a random hash seed per map, as the kernel does; zeroing
         # ours would make the two tools walk different bucket chains.
         zero_seed = plan.clock == "icount" and not peer
         todo, job = job_script(configs, args.warmup_runs, args.runs, args.warmup, args.duration,
                                ["--zero-seed"] if zero_seed else [], peer)
+        job = ("symbols\n" if args.profile else "") + job
         make_initramfs(initrd, job, peer.binary if peer else None)
         if accel == "tcg":
             print(TCG_WARNING.format(why), file=sys.stderr)
@@ -732,9 +832,12 @@ def main(argv=None):
             print(f"--peer kernel: {peer.binary} after each measured run of "
                   f"{sum(peer.has(argv) for _, argv in configs)} configurations, hash seeds "
                   "random in both", flush=True)
-        if plan.clock == "icount":
-            print(f"{ICOUNT_NOTE}; cache and memory effects do not show (--clock host for "
-                  "those)", flush=True)
+        if plan.machine:
+            print(f"{ICOUNT_NOTE}; cache model {plan.machine.name} on QEMU {plan.qemu_version} "
+                  f"({cachemodel.LEAVES_OUT})", flush=True)
+        elif plan.clock == "icount":
+            print(f"{ICOUNT_NOTE}; cache and memory effects do not show (--model zen4, or "
+                  "--clock host, for those)", flush=True)
         if args.topology and accel == "tcg":
             print(f"--topology {args.topology}: {args.smp} vCPUs take turns on one TCG thread: "
                   "this proves placement and behaviour on that shape, not how it scales",

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile.h"
+
+#define BUCKETS (1u << 16)
+
+static size_t bucket_of(const struct mb_profile *p, uint64_t vaddr, unsigned int insns)
+{
+	return ((vaddr >> 2) ^ (vaddr >> 18) ^ insns) & (p->nbuckets - 1);
+}
+
+int mb_profile_init(struct mb_profile *p)
+{
+	p->nbuckets = BUCKETS;
+	p->buckets = calloc(p->nbuckets, sizeof(*p->buckets));
+	return p->buckets ? 0 : -1;
+}
+
+void mb_profile_free(struct mb_profile *p)
+{
+	for (size_t b = 0; p->buckets && b < p->nbuckets; b++)
+		for (struct mb_site *s = p->buckets[b], *next; s; s = next) {
+			next = s->next;
+			free(s);
+		}
+	free(p->buckets);
+	memset(p, 0, sizeof(*p));
+}
+
+struct mb_site *mb_profile_site(struct mb_profile *p, uint64_t vaddr, unsigned int insns)
+{
+	struct mb_site **head = &p->buckets[bucket_of(p, vaddr, insns)], *s;
+
+	for (s = *head; s; s = s->next)
+		if (s->vaddr == vaddr && s->insns == insns)
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->vaddr = vaddr;
+	s->insns = insns;
+	s->next = *head;
+	*head = s;
+	return s;
+}
+
+void mb_profile_reset(struct mb_profile *p)
+{
+	for (size_t b = 0; b < p->nbuckets; b++)
+		for (struct mb_site *s = p->buckets[b]; s; s = s->next)
+			memset(&s->counts, 0, sizeof(s->counts));
+}
+
+void mb_profile_write(const struct mb_profile *p, FILE *out, unsigned int run)
+{
+	for (size_t b = 0; b < p->nbuckets; b++)
+		for (const struct mb_site *s = p->buckets[b]; s; s = s->next) {
+			const struct mb_counts *c = &s->counts;
+
+			if (!c->insns && !c->accesses)
+				continue;
+			fprintf(out, "site run=%u vaddr=0x%" PRIx64 " insns=%" PRIu64
+				" accesses=%" PRIu64 " l1d_misses=%" PRIu64 " l2_misses=%" PRIu64
+				" llc_misses=%" PRIu64 "\n", run, s->vaddr, c->insns, c->accesses,
+				c->misses[MB_L1D], c->misses[MB_L2], c->misses[MB_LLC]);
+		}
+	fflush(out);
+}

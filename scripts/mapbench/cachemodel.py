@@ -1,0 +1,162 @@
+"""The cache model (plugin/, docs/vm.org): named machines, the plugin's
+arguments for one, its counts read back, and the figures a result carries.
+
+The plugin counts, per measured window, vCPU and mode, instructions, data
+line accesses and misses per cache level; it knows only the geometry. The
+costs live here, so a figure can be recomputed without running again:
+
+  modelled cycles = instructions / IPC + L1D misses that hit L2 x L2 penalty
+                    + L2 misses that hit the LLC x LLC penalty
+                    + LLC misses x memory penalty
+
+A penalty is the cycles a miss adds beyond an L1 hit. Per op: kernel-mode
+counts of every vCPU over the measured samples, divided by their ops (the
+maps' work runs in the kernel; the bench's own loop is user mode).
+"""
+import bisect
+import re
+from dataclasses import dataclass
+
+from .paths import ROOT
+
+PLUGIN = ROOT / "build" / "mapbench-model.so"
+LEVELS = ("l1d", "l2", "llc")
+COUNTS = ("insns", "accesses", "l1d_misses", "l2_misses", "llc_misses")
+# What the model leaves out, said once wherever its figures are shown.
+LEAVES_OUT = ("modelled: one data-cache hierarchy, true LRU, no coherence traffic, "
+              "prefetchers, TLBs, branch prediction or overlapping misses")
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    about: str
+    size: tuple        # bytes of L1D, L2, LLC
+    ways: tuple
+    penalty: tuple     # cycles a miss to L2, to the LLC, to memory adds to an L1 hit
+    ipc: float         # instructions per cycle when every access hits L1D
+    line: int = 64
+
+    def record(self):
+        """What environment.vm.model says of it."""
+        return {"name": self.name, "about": self.about, "line": self.line,
+                **{f"{lv}_bytes": s for lv, s in zip(LEVELS, self.size)},
+                **{f"{lv}_ways": w for lv, w in zip(LEVELS, self.ways)},
+                "penalty_l2": self.penalty[0], "penalty_llc": self.penalty[1],
+                "penalty_memory": self.penalty[2], "ipc": self.ipc}
+
+    def plugin_arg(self, out, profile=False):
+        """-plugin's argument: the plugin, where its counts go, the geometry."""
+        levels = ",".join(f"{lv}={s}:{w}" for lv, s, w in zip(LEVELS, self.size, self.ways))
+        return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}"
+                + (",profile=on" if profile else ""))
+
+    def cycles(self, c):
+        """Modelled cycles of a dict of counts."""
+        l2_hits = c["l1d_misses"] - c["l2_misses"]
+        llc_hits = c["l2_misses"] - c["llc_misses"]
+        return (c["insns"] / self.ipc + l2_hits * self.penalty[0]
+                + llc_hits * self.penalty[1] + c["llc_misses"] * self.penalty[2])
+
+
+KiB, MiB = 1024, 1024 * 1024
+MACHINES = {m.name: m for m in (
+    Machine("zen4", "AMD Zen 4 core: 32 KiB L1D, 1 MiB L2, a CCD's 32 MiB L3",
+            (32 * KiB, 1 * MiB, 32 * MiB), (8, 8, 16), (10, 45, 300), 3.0),
+    Machine("skylake-sp", "Intel Skylake-SP core: 32 KiB L1D, 1 MiB L2, 16 MiB of L3",
+            (32 * KiB, 1 * MiB, 16 * MiB), (8, 16, 16), (10, 60, 250), 2.5),
+)}
+DEFAULT = "zen4"
+
+WINDOW = re.compile(r"^window run=(\d+) index=(\d+) vcpu=(\d+) mode=(\w+) (.*)$")
+SITE = re.compile(r"^site run=(\d+) vaddr=0x([0-9a-f]+) (.*)$")
+# a profile keeps the functions that cost most, the rest summed in one row
+PROFILE_TOP = 40
+OTHER = "[other functions]"
+
+
+def read_windows(lines):
+    """[{run, index, vcpu, mode, insns, ...}] from the plugin's window lines."""
+    out = []
+    for line in lines:
+        m = WINDOW.match(line)
+        if m:
+            counts = dict(kv.split("=") for kv in m[5].split())
+            out.append({"run": int(m[1]), "index": int(m[2]), "vcpu": int(m[3]),
+                        "mode": m[4], **{k: int(v) for k, v in counts.items()}})
+    return out
+
+
+def read_sites(lines):
+    """[{vaddr, insns, ...}] from the plugin's site lines (--profile)."""
+    out = []
+    for line in lines:
+        m = SITE.match(line)
+        if m:
+            counts = dict(kv.split("=") for kv in m[3].split())
+            out.append({"vaddr": int(m[2], 16), **{k: int(v) for k, v in counts.items()}})
+    return out
+
+
+class Symbols:
+    """The kernel's text symbols, from /proc/kallsyms or System.map text, to
+    name the function at an address. Module space holds modules and JITed BPF
+    programs: an address there past every symbol is a BPF program's."""
+    MODULES = 0xffffffffa0000000
+    BPF = "[BPF programs]"
+
+    def __init__(self, text):
+        symbols = []
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) >= 3 and words[1] in "tTwW" and int(words[0], 16):
+                symbols.append((int(words[0], 16), words[2]))
+        symbols.sort()
+        self.addrs = [a for a, _ in symbols]
+        self.names = [n for _, n in symbols]
+
+    def name(self, vaddr):
+        i = bisect.bisect_right(self.addrs, vaddr) - 1
+        if vaddr >= self.MODULES and (i < 0 or self.addrs[i] < self.MODULES):
+            return self.BPF
+        return self.names[i] if i >= 0 else f"0x{vaddr:x}"
+
+
+def profile(machine, sites, symbols, ops):
+    """Per function, per op: the counts of its sites over the measured
+    samples and their modelled cycles, costliest first; the functions past
+    PROFILE_TOP summed as one row."""
+    funcs = {}
+    for s in sites:
+        f = funcs.setdefault(symbols.name(s["vaddr"]), dict.fromkeys(COUNTS, 0))
+        for k in COUNTS:
+            f[k] += s.get(k, 0)
+    rows = [{"function": name, **{k: v / ops for k, v in c.items()}} for name, c in funcs.items()]
+    for r in rows:
+        r["model_cycles"] = machine.cycles(r)
+    rows.sort(key=lambda r: (-r["model_cycles"], r["function"]))
+    if len(rows) > PROFILE_TOP:
+        rest = {k: sum(r[k] for r in rows[PROFILE_TOP:]) for k in (*COUNTS, "model_cycles")}
+        rows = rows[:PROFILE_TOP] + [{"function": OTHER, **rest}]
+    return rows
+
+
+def block(machine, windows, samples):
+    """A result's "model" block: every window's counts beside its sample, and
+    per op over the measured samples (kernel mode, every vCPU). None if the
+    windows do not match the samples (a run cut short)."""
+    by_index = {}
+    for w in windows:
+        by_index.setdefault(w["index"], []).append(
+            {k: w[k] for k in ("vcpu", "mode", *COUNTS)})
+    if any(s["index"] not in by_index for s in samples):
+        return None
+    measured = [s for s in samples if not s["warmup"]]
+    ops = sum(s["ops"] for s in measured)
+    total = {k: sum(c[k] for s in measured for c in by_index[s["index"]]
+                    if c["mode"] == "kernel") for k in COUNTS}
+    per_op = {k: v / ops for k, v in total.items()} if ops else {}
+    if per_op:
+        per_op["model_cycles"] = machine.cycles(per_op)
+    return {"source": "model", "machine": machine.name, "ops": ops, "per_op": per_op,
+            "windows": [{"sample": s["index"], "counts": by_index[s["index"]]} for s in samples]}

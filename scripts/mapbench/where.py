@@ -1,0 +1,59 @@
+"""Where a change is: the cache model's per-function profiles (vmrun
+--profile) of two sets, function by function, per op. Deterministic like the
+counts behind them, so one instruction more per op shows in the function
+that has it."""
+import numpy as np
+
+from . import output
+from .results import groups, label, varying_params
+
+COLUMNS = (("insns", "insns/op"), ("llc_misses", "LLC misses/op"),
+           ("model_cycles", "modelled cycles/op"))
+
+
+def per_function(runs):
+    """{function: {count: median per op over the runs}}; a function a run
+    did not reach counts 0 there."""
+    names = {r["function"] for run in runs for r in run.profile}
+    out = {}
+    for name in names:
+        rows = [next((r for r in run.profile if r["function"] == name), {}) for run in runs]
+        out[name] = {k: float(np.median([r.get(k, 0.0) for r in rows])) for k, _ in COLUMNS}
+    return out
+
+
+def changes(a_runs, b_runs, top=8):
+    """[(configuration label, [(function, before, after)])]: for each
+    configuration both sets profiled, the functions whose modelled cycles
+    per op moved most, largest first."""
+    keys = sorted(set(groups(a_runs, "model_cycles")) & set(groups(b_runs, "model_cycles")))
+    varying = varying_params(keys)
+    out = []
+    for key in keys:
+        a = per_function([r for r in a_runs if r.key() == key and r.profile])
+        b = per_function([r for r in b_runs if r.key() == key and r.profile])
+        if not a or not b:
+            continue
+        zero = dict.fromkeys((k for k, _ in COLUMNS), 0.0)
+        rows = [(f, a.get(f, zero), b.get(f, zero)) for f in set(a) | set(b)]
+        rows.sort(key=lambda r: (-abs(r[2]["model_cycles"] - r[1]["model_cycles"]), r[0]))
+        out.append((label(key, varying), rows[:top]))
+    return out
+
+
+def headline(before, after):
+    """"+2.00 insns/op, +0.90 LLC misses/op": what moved in one function."""
+    return ", ".join(f"{after[k] - before[k]:+.2f} {unit}" for k, unit in COLUMNS[:2])
+
+
+def table(a_runs, b_runs, fmt="text", top=8):
+    """The report's "Where" tables, or "" when the sets carry no profiles."""
+    out = []
+    for name, rows in changes(a_runs, b_runs, top):
+        headers = ["Function"] + [f"{unit} {side}" for _, unit in COLUMNS
+                                  for side in ("before", "after")] + ["Change"]
+        body = [[f] + [f"{side[k]:.3f}" for k, _ in COLUMNS for side in (before, after)]
+                + [headline(before, after)] for f, before, after in rows]
+        out.append(f"Where ({name}; modelled, per op: the functions whose modelled cycles "
+                   f"moved most)\n" + output.render_table(headers, body, fmt, left=(0, 7)))
+    return "\n\n".join(out)

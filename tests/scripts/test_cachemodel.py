@@ -1,0 +1,195 @@
+"""The cache model's host side (mapbench/cachemodel.py, vmrun --model): the
+plugin's counts read back, per-op figures and modelled cycles, the metrics
+compare and report take, and a guest run whose counts repeat exactly."""
+import json
+import shutil
+
+import pytest
+
+from conftest import run_script
+from test_analysis import result_doc
+
+from mapbench import cachemodel, qemu10, results
+from mapbench.cachemodel import Machine
+
+WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
+window run=1 index=0 vcpu=0 mode=kernel insns=1000 accesses=300 l1d_misses=40 l2_misses=20 llc_misses=10
+window run=1 index=0 vcpu=0 mode=user insns=500 accesses=100 l1d_misses=9 l2_misses=9 llc_misses=9
+window run=1 index=0 vcpu=1 mode=kernel insns=200 accesses=60 l1d_misses=4 l2_misses=2 llc_misses=0
+window run=1 index=0 vcpu=1 mode=user insns=0 accesses=0 l1d_misses=0 l2_misses=0 llc_misses=0
+window run=1 index=1 vcpu=0 mode=kernel insns=3000 accesses=900 l1d_misses=120 l2_misses=60 llc_misses=30
+window run=1 index=1 vcpu=0 mode=user insns=7 accesses=1 l1d_misses=1 l2_misses=1 llc_misses=1
+window run=1 index=1 vcpu=1 mode=kernel insns=0 accesses=0 l1d_misses=0 l2_misses=0 llc_misses=0
+window run=1 index=1 vcpu=1 mode=user insns=0 accesses=0 l1d_misses=0 l2_misses=0 llc_misses=0
+""".splitlines()
+MACHINE = Machine("t", "a test machine", (32768, 1 << 20, 32 << 20), (8, 8, 16), (10, 40, 200), 2.0)
+
+
+def test_per_op_counts_are_the_measured_samples_in_kernel_mode():
+    windows = cachemodel.read_windows(WINDOWS)
+    assert len(windows) == 8 and windows[2] == {
+        "run": 1, "index": 0, "vcpu": 1, "mode": "kernel", "insns": 200, "accesses": 60,
+        "l1d_misses": 4, "l2_misses": 2, "llc_misses": 0}
+    samples = [{"index": 0, "warmup": True, "ops": 10}, {"index": 1, "warmup": False, "ops": 100}]
+    block = cachemodel.block(MACHINE, windows, samples)
+    # sample 1 only (sample 0 is warmup), user mode left out: 3000 insns, 120/60/30 misses
+    assert block["ops"] == 100
+    assert block["per_op"]["insns"] == 30 and block["per_op"]["llc_misses"] == 0.3
+    # 30 / 2 + (1.2 - 0.6) x 10 + (0.6 - 0.3) x 40 + 0.3 x 200
+    assert block["per_op"]["model_cycles"] == pytest.approx(15 + 6 + 12 + 60)
+    assert [w["sample"] for w in block["windows"]] == [0, 1]
+    assert len(block["windows"][0]["counts"]) == 4
+
+
+def test_a_run_cut_short_has_no_model_block():
+    windows = cachemodel.read_windows(WINDOWS[:5])      # sample 1's window never closed
+    samples = [{"index": 0, "warmup": False, "ops": 10}, {"index": 1, "warmup": False, "ops": 9}]
+    assert cachemodel.block(MACHINE, windows, samples) is None
+
+
+def test_every_machine_builds_in_the_plugin():
+    """The plugin takes power-of-two sets only (plugin/cache.c)."""
+    for m in cachemodel.MACHINES.values():
+        for size, ways in zip(m.size, m.ways):
+            sets = size // m.line // ways
+            assert sets * m.line * ways == size and sets & (sets - 1) == 0, m.name
+    assert cachemodel.DEFAULT in cachemodel.MACHINES
+
+
+@pytest.fixture
+def model_sets(tmp_path):
+    """Sets of two guest runs each, with model blocks and environments as
+    vmrun writes them."""
+    def make(label, machine, cycles):
+        for n in (1, 2):
+            doc = result_doc("htab-lookup", [5.0] * 3)
+            doc["environment"]["vm"] = {
+                "accelerator": "tcg", "clock": "icount", "qemu_version": "10.0.2", "vcpus": 1,
+                "memory_mib": 2048, "kernel_image": "k", "boot": n, "boot_of_kernel": n,
+                "boots_of_kernel": 2, "warmup": False,
+                "model": cachemodel.MACHINES[machine].record()}
+            doc["model"] = {"source": "model", "machine": machine, "ops": 3000, "windows": [],
+                            "per_op": {"insns": 180.0, "accesses": 50.0, "l1d_misses": 2.0,
+                                       "l2_misses": 1.5, "llc_misses": 1.0,
+                                       "model_cycles": cycles}}
+            out = tmp_path / label / f"run-{n}.json"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(doc))
+        return tmp_path / label
+    return make
+
+
+def test_modelled_metrics_are_labelled_and_compared(model_sets):
+    a, b = model_sets("a", "zen4", 600.0), model_sets("b", "zen4", 660.0)
+    run = results.load_path(a)[0]
+    assert run.metrics["model_cycles"] == 600.0 and run.metrics["llc_misses"] == 1.0
+    assert run.unit("model_cycles") == "modelled cycles/op [zen4 model]"
+    proc = run_script("compare", str(a), str(b), "--metric", "model_cycles")
+    assert "+10.00%" in proc.stdout, proc.stdout + proc.stderr
+    assert "modelled figures" in proc.stdout
+
+
+def test_sets_of_two_models_are_not_compared(model_sets):
+    a, b = model_sets("a", "zen4", 600.0), model_sets("b", "skylake-sp", 600.0)
+    proc = run_script("gate", str(a), str(b), "--metric", "model_cycles")
+    assert proc.returncode != 0
+    assert "differ in model: zen4 vs skylake-sp" in proc.stdout
+
+
+@pytest.fixture
+def fake_image(tmp_path):
+    image = tmp_path / "bzImage"
+    image.write_bytes(b"\0" * 0x202 + b"HdrS" + b"\0" * 64)
+    return image
+
+
+def test_the_model_without_qemu_10_is_unsupported_in_one_line(fake_image, monkeypatch):
+    def nowhere(progress=print):
+        raise qemu10.Unsupported("Debian bookworm-backports offers no QEMU 10")
+    monkeypatch.setattr(qemu10, "fetch", nowhere)
+    proc = run_script("vmrun", "--kernel", str(fake_image), "--model", "zen4", "--", "htab-lookup")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("vmrun: --model zen4: unsupported here: Debian "
+                                   "bookworm-backports offers no QEMU 10"), proc.stderr
+
+
+def test_the_model_needs_the_icount_clock(fake_image):
+    proc = run_script("vmrun", "--kernel", str(fake_image), "--model", "zen4", "--clock", "host",
+                      "--", "htab-lookup")
+    assert proc.returncode == 2 and "drop --clock host" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
+    """The plugin builds and loads on the fetched QEMU 10; two boots of one
+    kernel count the same misses and cycles per op, to the last digit, and
+    the profile puts them in the map's functions."""
+    if shutil.which("apt-get") is None:
+        pytest.skip("no apt-get to fetch QEMU 10")
+    out = tmp_path / "m"
+    proc = run_script("vmrun", "--kernel", str(debian_6_12), "--label", str(out), "--profile",
+                      "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1", "--",
+                      "htab-lookup", "--max-entries", "1K")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    docs = [json.loads(f.read_text()) for f in sorted(out.glob("*/run-*.json"))]
+    assert len(docs) == 2
+    first, second = (d["model"]["per_op"] for d in docs)
+    assert first == second
+    assert first["l1d_misses"] >= first["l2_misses"] >= first["llc_misses"]
+    # the model's kernel instructions per op include the timed ones (icount's ns/op)
+    assert first["insns"] >= docs[0]["summary"]["latency_ns"]["median"]
+    assert first["model_cycles"] > 0 and docs[0]["environment"]["vm"]["model"]["name"] == "zen4"
+    assert len(docs[0]["model"]["windows"]) == len(docs[0]["samples"])
+    profile = docs[0]["model"]["profile"]
+    assert docs[1]["model"]["profile"] == profile
+    # every kernel instruction of the measured samples lands in some function
+    assert sum(r["insns"] for r in profile) == pytest.approx(first["insns"], rel=1e-3)
+    assert {"htab_map_hash", "lookup_nulls_elem_raw"} <= {r["function"] for r in profile[:8]}
+
+
+KALLSYMS = """ffffffff81000000 T _stext
+ffffffff81200000 T htab_map_lookup_elem
+ffffffff81200100 t lookup_nulls_elem_raw
+ffffffff81200400 D some_data
+ffffffff81300000 T bpf_loop
+0000000000000000 T hidden_by_kptr_restrict
+"""
+
+
+def test_sites_are_named_by_function_and_costed_per_op():
+    symbols = cachemodel.Symbols(KALLSYMS)
+    sites = cachemodel.read_sites([
+        "site run=1 vaddr=0xffffffff81200010 insns=300 accesses=50 l1d_misses=10 l2_misses=10 "
+        "llc_misses=10",
+        "site run=1 vaddr=0xffffffff81200140 insns=100 accesses=50 l1d_misses=0 l2_misses=0 "
+        "llc_misses=0",
+        "site run=1 vaddr=0xffffffff812001f0 insns=100 accesses=0 l1d_misses=0 l2_misses=0 "
+        "llc_misses=0",
+        "site run=1 vaddr=0xffffffff81300008 insns=1000 accesses=0 l1d_misses=0 l2_misses=0 "
+        "llc_misses=0",
+        "site run=1 vaddr=0xffffffffc0001200 insns=400 accesses=0 l1d_misses=0 l2_misses=0 "
+        "llc_misses=0"])
+    rows = cachemodel.profile(MACHINE, sites, symbols, ops=100)
+    # htab_map_lookup_elem: 3 insns/op / 2 + 0.1 LLC misses/op x 200 = 21.5 cycles/op
+    assert [r["function"] for r in rows] == ["htab_map_lookup_elem", "bpf_loop",
+                                             cachemodel.Symbols.BPF, "lookup_nulls_elem_raw"]
+    assert rows[0]["model_cycles"] == pytest.approx(1.5 + 20)
+    assert rows[3]["insns"] == 2.0 and rows[3]["accesses"] == 0.5
+
+
+def test_the_report_says_where_a_change_is(model_sets):
+    a, b = model_sets("a", "zen4", 600.0), model_sets("b", "zen4", 700.0)
+    rows = {"a": [("htab_map_lookup_elem", 30.0, 1.0, 330.0), ("bpf_loop", 20.0, 0.0, 7.0)],
+            "b": [("htab_map_lookup_elem", 30.0, 1.3, 420.0), ("bpf_loop", 21.0, 0.0, 7.3)]}
+    for side, folder in (("a", a), ("b", b)):
+        for f in folder.glob("run-*.json"):
+            doc = json.loads(f.read_text())
+            doc["model"]["profile"] = [{"function": n, "insns": i, "accesses": 9.0,
+                                        "l1d_misses": m, "l2_misses": m, "llc_misses": m,
+                                        "model_cycles": c} for n, i, m, c in rows[side]]
+            f.write_text(json.dumps(doc))
+    out = run_script("report", str(a), str(b), "--metric", "model_cycles").stdout
+    where = out[out.index("Where (htab-lookup"):]
+    first, second = where.splitlines()[3:5]
+    assert first.startswith("htab_map_lookup_elem") and "+0.00 insns/op, +0.30 LLC misses/op" in first
+    assert second.startswith("bpf_loop") and "+1.00 insns/op, +0.00 LLC misses/op" in second

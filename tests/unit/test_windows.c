@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The cache model's window protocol (plugin/marker.h, plugin/windows.c) on a
+ * fake trace: markers decoded from their bytes, counts per window, vCPU and
+ * mode, nothing counted outside a run, a killed run's window dropped. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "profile.h"
+#include "windows.h"
+
+#define LINE 64
+static const struct mb_geometry tiny = {
+	.size = { 4 * LINE, 8 * LINE, 16 * LINE }, .ways = { 2, 2, 2 }, .line = LINE,
+};
+
+struct trace {
+	struct mb_windows w;
+	FILE *out;
+	char *text;
+	size_t len;
+};
+
+static void trace_start(struct trace *t, int ncpus)
+{
+	const char *why;
+	struct mb_cache *c = mb_cache_new(&tiny, ncpus, &why);
+
+	memset(t, 0, sizeof(*t));
+	t->out = open_memstream(&t->text, &t->len);
+	assert_non_null(c);
+	assert_int_equal(mb_windows_init(&t->w, c, ncpus, t->out), 0);
+}
+
+/* What the plugin wrote, once the trace is over. */
+static const char *trace_end(struct trace *t)
+{
+	mb_cache_free(t->w.cache);
+	mb_windows_free(&t->w);
+	fclose(t->out);
+	return t->text;
+}
+
+static void markers_decode_from_their_bytes(void **state)
+{
+	const uint8_t begin[] = { 0x0f, 0x1f, 0x84, 0x00, 0x01, 0x00, 0x42, 0x4d };
+	const uint8_t end[] = { 0x0f, 0x1f, 0x84, 0x00, 0x03, 0x00, 0x42, 0x4d };
+	const uint8_t padding[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+	const uint8_t unknown[] = { 0x0f, 0x1f, 0x84, 0x00, 0x09, 0x00, 0x42, 0x4d };
+	const uint8_t other_nop[] = { 0x0f, 0x1f, 0x80, 0x00, 0x01, 0x00, 0x42, 0x4d };
+
+	assert_int_equal(mb_mark_decode(begin, 8), MB_MARK_BEGIN);
+	assert_int_equal(mb_mark_decode(end, 8), MB_MARK_END);
+	assert_int_equal(mb_mark_decode(padding, 8), MB_MARK_NONE);
+	assert_int_equal(mb_mark_decode(unknown, 8), MB_MARK_NONE);
+	assert_int_equal(mb_mark_decode(other_nop, 8), MB_MARK_NONE);
+	assert_int_equal(mb_mark_decode(begin, 7), MB_MARK_NONE);
+}
+
+static void each_window_counts_its_own_accesses(void **state)
+{
+	struct trace t;
+	/* [cpu * 2 + mode]: kernel, user */
+	uint64_t at_begin[] = { 1000, 50 }, at_next[] = { 1600, 58 }, at_end[] = { 1700, 60 };
+
+	trace_start(&t, 1);
+	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* before the run: not counted */
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, at_begin);
+	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* cold after BEGIN: to memory */
+	mb_windows_access(&t.w, 0, MB_KERNEL, 16, 8, NULL);		/* same line: L1 */
+	mb_windows_access(&t.w, 0, MB_USER, LINE - 4, 8, NULL);	/* straddles lines 0 and 1 */
+	mb_windows_mark(&t.w, MB_MARK_NEXT, at_next);
+	mb_windows_access(&t.w, 0, MB_KERNEL, 2 * LINE, 4, NULL);
+	mb_windows_mark(&t.w, MB_MARK_END, at_end);
+	mb_windows_access(&t.w, 0, MB_KERNEL, 3 * LINE, 4, NULL);	/* after END: not counted */
+	mb_windows_mark(&t.w, MB_MARK_NEXT, at_end);		/* outside a run: ignored */
+	assert_string_equal(trace_end(&t),
+		"window run=1 index=0 vcpu=0 mode=kernel insns=600 accesses=2 l1d_misses=1 "
+		"l2_misses=1 llc_misses=1\n"
+		"window run=1 index=0 vcpu=0 mode=user insns=8 accesses=2 l1d_misses=1 "
+		"l2_misses=1 llc_misses=1\n"
+		"window run=1 index=1 vcpu=0 mode=kernel insns=100 accesses=1 l1d_misses=1 "
+		"l2_misses=1 llc_misses=1\n"
+		"window run=1 index=1 vcpu=0 mode=user insns=2 accesses=0 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0\n");
+	free(t.text);
+}
+
+static void a_run_starts_cold_and_a_killed_run_leaves_no_window(void **state)
+{
+	struct trace t;
+	uint64_t insns[4] = { 0 };
+
+	trace_start(&t, 2);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_access(&t.w, 1, MB_KERNEL, 0, 8, NULL);
+	/* killed before END: the next run's BEGIN drops the open window */
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_access(&t.w, 1, MB_KERNEL, 0, 8, NULL);	/* cold again */
+	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);	/* the other vCPU: the shared LLC has it */
+	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	assert_string_equal(trace_end(&t),
+		"window run=2 index=0 vcpu=0 mode=kernel insns=0 accesses=1 l1d_misses=1 "
+		"l2_misses=1 llc_misses=0\n"
+		"window run=2 index=0 vcpu=0 mode=user insns=0 accesses=0 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0\n"
+		"window run=2 index=0 vcpu=1 mode=kernel insns=0 accesses=1 l1d_misses=1 "
+		"l2_misses=1 llc_misses=1\n"
+		"window run=2 index=0 vcpu=1 mode=user insns=0 accesses=0 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0\n");
+	free(t.text);
+}
+
+static void the_profile_counts_the_measured_samples_per_site(void **state)
+{
+	struct trace t;
+	struct mb_profile p;
+	struct mb_site *lookup, *other;
+	uint64_t insns[2] = { 0 };
+
+	trace_start(&t, 1);
+	assert_int_equal(mb_profile_init(&p), 0);
+	t.w.profile = &p;
+	lookup = mb_profile_site(&p, 0xffffffff81200000ull, 12);
+	other = mb_profile_site(&p, 0xffffffff81300000ull, 3);
+	assert_ptr_equal(mb_profile_site(&p, 0xffffffff81200000ull, 12), lookup);
+	assert_ptr_not_equal(mb_profile_site(&p, 0xffffffff81200000ull, 5), lookup);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	lookup->counts.insns += 12;				/* warmup: forgotten */
+	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);
+	mb_windows_mark(&t.w, MB_MARK_NEXT, insns);
+	mb_windows_mark(&t.w, MB_MARK_MEASURED, insns);
+	lookup->counts.insns += 24;
+	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);	/* warm: L1 */
+	mb_windows_access(&t.w, 0, MB_KERNEL, 4 * LINE, 8, &other->counts);
+	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	assert_non_null(strstr(trace_end(&t),
+		"site run=1 vaddr=0xffffffff81200000 insns=24 accesses=1 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0\n"));
+	assert_non_null(strstr(t.text, "site run=1 vaddr=0xffffffff81300000 insns=0 accesses=1 "
+			       "l1d_misses=1 l2_misses=1 llc_misses=1\n"));
+	/* the third site counted nothing: not written */
+	assert_null(strstr(strstr(strstr(t.text, "site ") + 1, "site ") + 1, "site "));
+	mb_profile_free(&p);
+	free(t.text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(markers_decode_from_their_bytes),
+		cmocka_unit_test(each_window_counts_its_own_accesses),
+		cmocka_unit_test(a_run_starts_cold_and_a_killed_run_leaves_no_window),
+		cmocka_unit_test(the_profile_counts_the_measured_samples_per_site),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
