@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import time
+import uuid
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -202,3 +203,27 @@ def debian_6_12():
 @pytest.fixture(scope="session")
 def debian_6_1():
     return debian_kernel(r"^linux-image-6\.1\.0-.*cloud-amd64-unsigned$")
+
+
+KERNEL_7_2 = ROOT / "build" / "kernel" / "linux-source-7.2" / "base"
+
+
+@pytest.fixture(scope="session")
+def kernel_7_2():
+    """A 7.2 kernel built from Debian's linux-source-7.2 (fetched and built
+    once, cached under build/): rhtab and the cache model's shapes need it."""
+    proc = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "kbuild"), "--src",
+                           "linux-source-7.2", "--out", str(KERNEL_7_2)],
+                          capture_output=True, text=True, timeout=7200)
+    if proc.returncode == 2 and "no Debian suite" in proc.stderr:
+        pytest.skip(proc.stderr.strip())
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    return KERNEL_7_2 / "bzImage"
+
+
+@pytest.fixture
+def label():
+    """results/test-XXXXXXXX, removed after the test."""
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    yield ROOT / "results" / name
+    shutil.rmtree(ROOT / "results" / name, ignore_errors=True)

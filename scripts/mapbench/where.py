@@ -57,3 +57,9 @@ def table(a_runs, b_runs, fmt="text", top=8):
         out.append(f"Where ({name}; modelled, per op: the functions whose modelled cycles "
                    f"moved most)\n" + output.render_table(headers, body, fmt, left=(0, 7)))
     return "\n\n".join(out)
+
+
+def lines(a_runs, b_runs):
+    """One line per profiled configuration: the function that moved most."""
+    return [f"where: {name}: {f} {headline(before, after)}"
+            for name, [(f, before, after), *_] in changes(a_runs, b_runs, top=1)]

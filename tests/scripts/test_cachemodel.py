@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import run_script
+from conftest import ROOT, run_script
 from test_analysis import result_doc
 
 from mapbench import cachemodel, qemu10, results
@@ -60,7 +60,7 @@ def test_every_machine_builds_in_the_plugin():
 def model_sets(tmp_path):
     """Sets of two guest runs each, with model blocks and environments as
     vmrun writes them."""
-    def make(label, machine, cycles):
+    def make(name, machine, cycles):
         for n in (1, 2):
             doc = result_doc("htab-lookup", [5.0] * 3)
             doc["environment"]["vm"] = {
@@ -72,10 +72,10 @@ def model_sets(tmp_path):
                             "per_op": {"insns": 180.0, "accesses": 50.0, "l1d_misses": 2.0,
                                        "l2_misses": 1.5, "llc_misses": 1.0,
                                        "model_cycles": cycles}}
-            out = tmp_path / label / f"run-{n}.json"
+            out = tmp_path / name / f"run-{n}.json"
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(doc))
-        return tmp_path / label
+        return tmp_path / name
     return make
 
 
@@ -193,3 +193,6 @@ def test_the_report_says_where_a_change_is(model_sets):
     first, second = where.splitlines()[3:5]
     assert first.startswith("htab_map_lookup_elem") and "+0.00 insns/op, +0.30 LLC misses/op" in first
     assert second.startswith("bpf_loop") and "+1.00 insns/op, +0.00 LLC misses/op" in second
+    gate = run_script("gate", str(a), str(b), "--metric", "model_cycles").stdout
+    assert "where: htab-lookup: htab_map_lookup_elem +0.00 insns/op, +0.30 LLC misses/op" in gate
+

@@ -6,35 +6,17 @@ import json
 import re
 import shutil
 import subprocess
-import uuid
 
 import pytest
 
 from conftest import ROOT
 
 SCRIPTS = ROOT / "scripts"
-KERNEL = ROOT / "build" / "kernel" / "linux-source-7.2" / "base"
 
 
 def script(name, *args, timeout=3600):
     return subprocess.run(["/usr/bin/python3", str(SCRIPTS / name), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def kernel_7_2():
-    proc = script("kbuild", "--src", "linux-source-7.2", "--out", KERNEL, timeout=7200)
-    if proc.returncode == 2 and "no Debian suite" in proc.stderr:
-        pytest.skip(proc.stderr.strip())
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
-    return KERNEL / "bzImage"
-
-
-@pytest.fixture
-def label():
-    name = f"test-rhtab-{uuid.uuid4().hex[:8]}"
-    yield ROOT / "results" / name
-    shutil.rmtree(ROOT / "results" / name, ignore_errors=True)
 
 
 LOOKUPS = [f"bpf-hashmap-lookup --map {m} --key-size 8 --max-entries {mx} --nr-entries {mx}"

@@ -39,7 +39,7 @@ comparisons), Holm's strictest step, with the given power.
 """
 import argparse
 
-from .. import cli, model, output, results, verdict
+from .. import cli, model, output, results, verdict, where
 
 
 def judge(a, b, policy, clock, ignore=()):
@@ -115,7 +115,7 @@ def main(argv=None):
                           gate={cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
                                 cli.EXIT_INCONCLUSIVE: "inconclusive"}[status],
                           unmeasured=[r[0] + ": " + r[-1] for r in missing], clock=clock,
-                          environment_mismatch=hard)
+                          environment_mismatch=hard, where=where.lines(a, b))
         return status
     print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)", "Result"],
                               rows, left=(0, 1, 6)))
@@ -125,6 +125,8 @@ def main(argv=None):
         output.report_outliers(b, metric)
     for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):
         print(note)
+    for line in where.lines(a, b):
+        print(line)
     for w in soft:
         print(f"warning: environments differ in {w}")
     for w in hard:
