@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, run_script
+from conftest import run_script
 from test_analysis import result_doc
 
 from mapbench import cachemodel, qemu10, results
