@@ -37,6 +37,7 @@ enum step_op {
 	STEP_UPDATE_ANY,	/* E2BIG (map full) = miss */
 	STEP_ADD,		/* BPF_NOEXIST, E2BIG = miss */
 	STEP_DELETE,		/* ENOENT = miss */
+	STEP_LOOKUP_INSERT,	/* lookup; a miss is inserted, BPF_ANY */
 };
 
 struct prod_ctl ctl[MAX_PRODUCERS];
@@ -178,6 +179,7 @@ LOOP_CB(STEP_UPDATE_EXIST)
 LOOP_CB(STEP_UPDATE_ANY)
 LOOP_CB(STEP_ADD)
 LOOP_CB(STEP_DELETE)
+LOOP_CB(STEP_LOOKUP_INSERT)
 
 /* With --keys index a range of more than one key is walked in passes. */
 #define LOOPS(name)								\
@@ -245,6 +247,7 @@ static __always_inline void run_steps(__u32 op, struct batch_state *s, __u32 ops
 		LOOP_CASE(STEP_UPDATE_ANY);
 		LOOP_CASE(STEP_ADD);
 		LOOP_CASE(STEP_DELETE);
+		LOOP_CASE(STEP_LOOKUP_INSERT);
 		}
 	}
 }
@@ -292,6 +295,7 @@ static __always_inline bool timed_steps(__u32 op, struct batch_state *s, __u64 o
 	TIMED(MB_OP_DELETE, STEP_DELETE);
 	TIMED(MB_OP_DRAIN, STEP_DELETE);
 	TIMED(MB_OP_FILL_UP, STEP_ADD);
+	TIMED(MB_OP_LOOKUP_INSERT, STEP_LOOKUP_INSERT);
 	case MB_OP_ADD_DEL_BATCH:
 		run_steps(STEP_UPDATE_ANY, s, ops, use_for);
 		s->cur = start;

@@ -30,6 +30,7 @@ enum bench_op {
 	MB_OP_FREE,          /* user space: create, fill and close whole maps */
 	MB_OP_DRAIN,         /* delete in order to the range's end; then refill it, untimed */
 	MB_OP_FILL_UP,       /* add (BPF_NOEXIST) in order to the range's end; then empty it, untimed */
+	MB_OP_LOOKUP_INSERT, /* lookup; a miss inserts the key (BPF_ANY): a cache, evicting when full */
 };
 
 /* Batches of map operations an op runs per program run: an add batch then

@@ -80,6 +80,13 @@ static __always_inline void family_step(enum step_op op, struct batch_state *s, 
 		err = bpf_map_update_elem(&target, s->key, s->val, BPF_NOEXIST);
 		count_result(s, err, -E2BIG);
 		break;
+	case STEP_LOOKUP_INSERT:
+		if (bpf_map_lookup_elem(&target, s->key))
+			break;
+		s->misses++;	/* an insert: an eviction once the map is full */
+		err = bpf_map_update_elem(&target, s->key, s->val, BPF_ANY);
+		count_result(s, err, 0);
+		break;
 	case STEP_DELETE:
 		/* ENOENT: evicted, or not yet added by the other CPU. */
 		err = bpf_map_delete_elem(&target, s->key);

@@ -30,7 +30,8 @@ enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER
  * bench: cur_key++ % nr from one counter all CPUs share, and prandom its
  * --random: bpf_get_prandom_u32() % nr; index makes ids from the loop index
  * (bpf-hashmap-*, htab-mem). */
-enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX, KEYS_PRANDOM };
+enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX, KEYS_PRANDOM,
+		 KEYS_DRAWN /* a walk that draws its keys (keys.h); not a --keys choice */ };
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel
@@ -46,6 +47,7 @@ enum figure {
 /* Sentinels of a row's entry counts. */
 #define ENTRIES_MAX (-2)	/* nr-entries: as many as max-entries (a full map) */
 #define ENTRIES_NR (-3)		/* max-entries: as many as nr-entries */
+#define ENTRIES_TWICE_MAX (-4)	/* nr-entries: twice max-entries (a map that must evict) */
 #define PREFIX_ALL (-2)		/* prefix-len: every bit of the key */
 
 struct host;
@@ -87,8 +89,10 @@ struct plan {
 	long nr_entries;		/* prefilled keys */
 	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
 	int zero_seed;			/* 1: BPF_F_ZERO_SEED, where the kind has a seed */
+	__u32 extra_map_flags;		/* --map_flags: BPF_F_* bits added to the kind's */
 	int keys;			/* enum key_order */
 	long long seed;
+	double zipf;			/* drawn keys: Zipf's exponent, or 0 for uniform */
 	int batch;			/* operations per program run */
 	bool all;			/* mem: every map type */
 	int argc;
@@ -123,6 +127,9 @@ struct family {
 	 * cgroup is charged now and at most so far, less mapbench's own maps
 	 * the kernel bench does not have (run->own_bytes); -1 where unknown. */
 	void (*memory)(struct run *run, long long *memlock, long long *charged, long long *peak);
+	/* Elements in the map under test now (read from user space, untimed),
+	 * or -1 on failure. */
+	long long (*entries)(struct run *run);
 	/* What it can do, for the checks that would otherwise name it: */
 	bool packet_driven;	/* its producers' programs run from packets (--trigger nic) */
 	bool takes_all;		/* --all: it measures every map kind */
@@ -161,6 +168,7 @@ struct bench {
 	bool single_producer;		/* the op needs the map to itself */
 	bool no_prefill;		/* the map starts empty */
 	bool track_mem;			/* sample the map's memory every second */
+	bool counts_evictions;		/* its misses insert into a map that evicts */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",
@@ -185,12 +193,15 @@ struct run {
 	const char *trigger_point;	/* where it fires, e.g. syscalls/sys_enter_getpgid */
 	const char *loop;		/* "bpf_for" or "bpf_loop" */
 	const char *timing;		/* what the in-kernel time covers */
-	__u32 map_flags;
+	__u32 map_flags;		/* as the kernel reports them, once the map exists */
 	char warnings[MAX_WARNINGS][200];	/* caveats for the output and the result */
 	int nr_warnings;
 	struct perf_counters *perf;	/* --perf, else NULL */
 	long long own_bytes;		/* mapbench's maps left out of the cgroup figures */
 	const char *nic_mode;		/* --trigger nic: "native" or "generic" XDP */
+	/* rows that count evictions: elements at the end, and the inserts the
+	 * map did not keep (over the whole run, warmup included); -1 unknown */
+	long long entries_end, evictions;
 };
 
 /* Add a caveat to the run's output and result. */

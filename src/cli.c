@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line: global options in the kernel selftests bench's spelling,
  * benchmark options with both dash and underscore spellings. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -12,7 +14,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -66,6 +68,9 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "zero-seed", no_argument, NULL, OPT_ZERO_SEED },
 	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "map-flags", required_argument, NULL, OPT_MAP_FLAGS },
+	{ "zipf", required_argument, NULL, OPT_ZIPF },
+	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "all", no_argument, NULL, OPT_ALL },
@@ -123,7 +128,8 @@ void cli_usage(FILE *f)
 "      --perf              cycles, instructions, cache and dTLB misses, task-clock and\n"
 "                          context switches of the producer threads, per operation\n"
 "Map options (each benchmark's defaults are in the table below):\n"
-"      --map TYPE          htab, percpu, lru, lru_percpu, rhtab (hash benchmarks)\n"
+"      --map TYPE          htab, percpu, lru, lru_percpu, lru_nocommon (an LRU list\n"
+"                          per CPU: BPF_F_NO_COMMON_LRU), rhtab (hash benchmarks)\n"
 "      --key-size N        bytes: hash keys 4..512; LPM: address bytes 4..256\n"
 "                          (4 for IPv4, 16 for IPv6)\n"
 "      --value-size N      bytes\n"
@@ -131,6 +137,8 @@ void cli_usage(FILE *f)
 "      --prefix-len N      LPM prefix length (default: all key bits)\n"
 "      --nr-entries N      keys prefilled\n"
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
+"      --map-flags N       BPF_F_* bits added to the map kind's, as the kernel\n"
+"                          bench's --map_flags (decimal or 0x hex)\n"
 "      --keys K            seq or random (a precomputed permutation) walk a key\n"
 "                          array; counter (LPM's default) is the kernel LPM bench's\n"
 "                          cur_key++ %% nr from one counter all CPUs share; index\n"
@@ -140,6 +148,8 @@ void cli_usage(FILE *f)
 "      --random            the kernel bench's: --keys prandom on lpm-trie-*, else\n"
 "                          --keys random\n"
 "      --seed N            permutation seed (default 1)\n"
+"      --zipf S            drawn keys (htab-lru-evict): Zipf's exponent S > 0, key\n"
+"                          k drawn in proportion to 1/(k+1)^S (default: uniform)\n"
 "      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
 "                          one, so every run has the same buckets (scripts/vmrun\n"
 "                          adds it under the icount clock)\n"
@@ -248,6 +258,23 @@ static int num_opt(const char *name, const char *arg, long min, long max, long *
 	field = v_;							\
 } while (0)
 
+/* A flags word, decimal or 0x hex (the kernel bench reads --map_flags with
+ * strtol base 0). */
+static int flags_opt(const char *name, const char *arg, long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-' || v > UINT32_MAX) {
+		mb_err("--%s takes a 32-bit flags word such as 0x2 or 64, not '%s'", name, arg);
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return EXIT_OK;
+}
+
 /* Index of arg in names[] (NULL-terminated), or a one-line error naming the choices. */
 static int choice(const char *opt, const char *arg, const char *const *names, int *out)
 {
@@ -317,6 +344,7 @@ static bool run_only(int opt)
 int cli_parse(int argc, char **argv, struct options *given, enum cli_action *action)
 {
 	bool workload_opts = false;
+	char *end;
 	int c;
 
 	options_init(given);
@@ -385,6 +413,22 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
 		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
 		case OPT_BATCH: NUM_GIVEN("batch", UNROLL, 1 << 22, given->batch); break;
+		case OPT_ZIPF:
+			given->zipf = strtod(optarg, &end);
+			if (*end || end == optarg || !(given->zipf > 0 && given->zipf <= 100)) {
+				mb_err("--zipf takes Zipf's exponent, above 0 and at most 100 (0.99 is "
+				       "a common skew), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_MAP_FLAGS: {
+			long long f;
+
+			if (flags_opt("map_flags", optarg, &f))
+				return EXIT_USAGE;
+			GIVE(given->map_flags, f);
+			break;
+		}
 		case ':':
 			mb_err("option '%s' needs a value; see ./bench --help", argv[optind - 1]);
 			return EXIT_USAGE;

@@ -68,7 +68,7 @@ static void htab_key(const struct plan *plan, void *key, __u32 id)
 static __u32 htab_map_flags(const struct plan *plan)
 {
 	return (plan->prealloc == 0 ? BPF_F_NO_PREALLOC : 0) |
-	       (plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0);
+	       (plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0) | plan->map->flags | plan->extra_map_flags;
 }
 
 /* A map as the configuration describes it, filled from user space with keys
@@ -149,6 +149,22 @@ static void count_own_maps(struct htab_state *st, struct run *run)
 	run->own_bytes = keys > 0 ? keys : 0;
 }
 
+/* The flags as the kernel holds them, not as asked: the proof that a flag
+ * such as BPF_F_NO_COMMON_LRU reached the map. */
+static int read_back_flags(int fd, struct run *run)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+
+	if (err) {
+		mb_err("reading the map's info back failed: %s", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	run->map_flags = info.map_flags;
+	return EXIT_OK;
+}
+
 static int open_and_load(struct htab_state *st, struct run *run)
 {
 	int err;
@@ -189,6 +205,9 @@ static int htab_setup(struct run *run)
 	}
 	if (err)
 		return err;
+	err = read_back_flags(bpf_map__fd(st->skel->maps.target), run);
+	if (err)
+		return err;
 	if (kernel && kernel->key_word &&
 	    (err = set_key_padding(st->skel, run->plan, kernel->key_word))) {
 		mb_err("writing the key padding failed: %s", strerror(-err));
@@ -224,6 +243,22 @@ static void htab_memory(struct run *run, long long *memlock, long long *charged,
 	*peak = most < 0 ? -1 : most - run->own_bytes;
 }
 
+static long long htab_entries(struct run *run)
+{
+	struct htab_state *st = run->priv;
+	int fd = bpf_map__fd(st->skel->maps.target);
+	char key[MAX_KEY_SIZE], next[MAX_KEY_SIZE];
+	long long n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		n++;
+	}
+	return errno == ENOENT ? n : -1;
+}
+
 const struct family htab_family = {
 	.name = "htab",
 	.check = htab_check,
@@ -234,5 +269,6 @@ const struct family htab_family = {
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,
 	.memory = htab_memory,
+	.entries = htab_entries,
 	.packet_driven = true,
 };

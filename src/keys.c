@@ -2,7 +2,10 @@
 /* Key walks (which keys each producer visits) and the key order the BPF
  * side reads. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "keys.h"
@@ -79,20 +82,71 @@ static void absent_key(const struct plan *plan, int p, long *lo, long *hi, long 
 }
 
 /* bpf-hashmap-lookup's keys are 1..nr. */
-static void ids_from_one(const struct plan *plan, __u32 *ids)
+static int ids_from_one(const struct plan *plan, __u32 *ids)
 {
 	for (long i = 0; i < walk_key_slots(plan); i++)
 		ids[i] = i + 1;
+	return 0;
 }
 
 /* The kernel's htab-mem: key j of group g is g + j x groups. */
-static void ids_strided(const struct plan *plan, __u32 *ids)
+static int ids_strided(const struct plan *plan, __u32 *ids)
 {
 	long groups = plan->bench->walk->slices(plan);
 
 	for (long g = 0; g < groups; g++)
 		for (long j = 0; j < plan->batch; j++)
 			ids[g * plan->batch + j] = g + j * groups;
+	return 0;
+}
+
+/* Draws from [0, nr): enough that a key's next visit is a fresh draw, not
+ * the sequence coming round again (a cycle longer than the map would make
+ * LRU miss every time), within a keys[] array of 64 MiB. */
+static long drawn_len(const struct plan *plan)
+{
+	long n = 8 * plan->nr_entries;
+
+	return n < (1L << 16) ? 1L << 16 : n > (1L << 24) ? 1L << 24 : n;
+}
+
+static void drawn_range(const struct plan *plan, int p, long *lo, long *hi, long *cur)
+{
+	long n = drawn_len(plan);
+
+	*lo = 0, *hi = n, *cur = n * p / plan->producers;
+}
+
+/* GSL's Walker alias table for Zipf; its generators abort on no memory. */
+int keys_draw(__u32 *ids, long n, long nr, double zipf, unsigned int seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_ran_discrete_t *table = NULL;
+
+	gsl_rng_set(rng, seed);
+	if (zipf > 0) {	/* id k weighs 1 / (k + 1)^s: id 0 is the hottest */
+		double *weight = malloc(nr * sizeof(*weight));
+
+		if (!weight) {
+			gsl_rng_free(rng);
+			return -ENOMEM;
+		}
+		for (long k = 0; k < nr; k++)
+			weight[k] = pow(k + 1, -zipf);
+		table = gsl_ran_discrete_preproc(nr, weight);
+		free(weight);
+	}
+	for (long i = 0; i < n; i++)
+		ids[i] = table ? gsl_ran_discrete(rng, table) : gsl_rng_uniform_int(rng, nr);
+	if (table)
+		gsl_ran_discrete_free(table);
+	gsl_rng_free(rng);
+	return 0;
+}
+
+static int ids_drawn(const struct plan *plan, __u32 *ids)
+{
+	return keys_draw(ids, drawn_len(plan), plan->nr_entries, plan->zipf, plan->seed);
 }
 
 static int at_least_one_key(struct plan *plan)
@@ -198,6 +252,12 @@ const struct key_walk walk_absent = {
 	.range = absent_key, .fit = no_fit, .extra_slots_per_producer = 1,
 };
 
+const struct key_walk walk_drawn = {
+	.name = "drawn", .doc = "keys drawn from [0, nr), uniform or --zipf, one sequence all share",
+	.draws = true, .slices = all_share, .key_set = prefilled, .range = drawn_range,
+	.ids = ids_drawn, .slots = drawn_len, .fit = at_least_one_key,
+};
+
 const struct key_walk walk_whole_maps = {
 	.name = "whole-maps", .doc = "whole maps of nr-entries keys, created, filled and closed",
 	.unbatched = true, .slices = all_share, .key_set = prefilled, .range = spread,
@@ -206,7 +266,8 @@ const struct key_walk walk_whole_maps = {
 
 const char *keys_name(int order)
 {
-	static const char *const names[] = { "seq", "random", "counter", "index", "prandom" };
+	static const char *const names[] = { "seq", "random", "counter", "index", "prandom",
+					     "drawn" };
 
 	return names[order];
 }
@@ -232,7 +293,10 @@ int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n)
 
 	if (!ids)
 		return -ENOMEM;
-	keys_ids(plan, ids, KEYS_SEQ);
+	if (keys_ids(plan, ids, KEYS_SEQ)) {
+		free(ids);
+		return -ENOMEM;
+	}
 	for (int p = 0; p < n && ok; p++)
 		ok = index_fits(ids, &ctl[p]);
 	free(ids);
@@ -241,8 +305,10 @@ int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n)
 
 long walk_key_slots(const struct plan *plan)
 {
-	return plan->max_entries +
-	       (long)plan->bench->walk->extra_slots_per_producer * plan->producers;
+	const struct key_walk *w = plan->bench->walk;
+	long keys = plan->nr_entries > plan->max_entries ? plan->nr_entries : plan->max_entries;
+
+	return w->slots ? w->slots(plan) : keys + (long)w->extra_slots_per_producer * plan->producers;
 }
 
 long walk_key_set(const struct plan *plan)
@@ -296,11 +362,10 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
 	}
 }
 
-void keys_ids(const struct plan *plan, __u32 *ids, enum key_order order)
+int keys_ids(const struct plan *plan, __u32 *ids, enum key_order order)
 {
 	keys_permutation(ids, walk_key_slots(plan), plan->nr_entries, order, plan->seed);
-	if (plan->bench->walk->ids)
-		plan->bench->walk->ids(plan, ids);
+	return plan->bench->walk->ids ? plan->bench->walk->ids(plan, ids) : 0;
 }
 
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
@@ -332,8 +397,7 @@ int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order 
 
 	if (!ids)
 		return -ENOMEM;
-	keys_ids(plan, ids, order);
-	err = keys_load(keys, ids, sizeof(*ids), n);
+	err = keys_ids(plan, ids, order) ?: keys_load(keys, ids, sizeof(*ids), n);
 	free(ids);
 	return err;
 }

@@ -21,15 +21,20 @@ struct key_walk {
 	/* Producer p's range of keys[] slots [*lo, *hi), starting at *cur. */
 	void (*range)(const struct plan *plan, int p, long *lo, long *hi, long *cur);
 	/* Overrides the key ids of the keys[] slots (NULL: slot i holds id i). */
-	void (*ids)(const struct plan *plan, __u32 *ids);
+	int (*ids)(const struct plan *plan, __u32 *ids);	/* 0 or -ENOMEM */
 	/* Check the plan's keys and fit its batch to them: plan_resolve() only. */
 	int (*fit)(struct plan *plan);
 	int extra_slots_per_producer;	/* keys[] beyond max-entries */
+	/* keys[] slots the walk reads (NULL: max-entries or nr-entries, the
+	 * larger, plus the extra slots) */
+	long (*slots)(const struct plan *plan);
+	bool draws;			/* keys drawn at random, with repeats (--zipf) */
 	bool unbatched;			/* a run is one whole-map operation, not a batch */
 };
 
 extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
-	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps;
+	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps,
+	walk_drawn;
 
 /* "seq", "random", "counter", "index" or "prandom" (enum key_order). */
 const char *keys_name(int order);
@@ -49,9 +54,13 @@ void walk_assign(const struct plan *plan, struct prod_ctl *ctl);
 /* perm[i] for i < n: ids [0, nr) then [nr, n), each part shuffled when random,
  * so the prefilled keys are always ids 0..nr-1. */
 void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsigned int seed);
+/* n key ids drawn from [0, nr): uniformly, or Zipf-distributed with
+ * exponent zipf > 0 (id k drawn in proportion to 1 / (k + 1)^zipf); 0 or
+ * -ENOMEM. */
+int keys_draw(__u32 *ids, long n, long nr, double zipf, unsigned int seed);
 /* The key id of every keys[] slot, in order (the prefill's: ids ascending)
  * or as --keys says. */
-void keys_ids(const struct plan *plan, __u32 *ids, enum key_order order);
+int keys_ids(const struct plan *plan, __u32 *ids, enum key_order order);
 /* Write n values of size bytes each into the BPF array map keys; 0 or -errno. */
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n);
 /* keys_load() of keys_ids(): 4-byte key ids. */

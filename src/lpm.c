@@ -75,10 +75,10 @@ static int load_keys(struct bpf_map *keys, const struct plan *plan, enum key_ord
 	int err = -ENOMEM;
 
 	if (ids && buf) {
-		keys_ids(plan, ids, order);
-		for (long i = 0; i < n; i++)
+		err = keys_ids(plan, ids, order);
+		for (long i = 0; !err && i < n; i++)
 			lpm_key(buf + i * size, plan->key_size, plan->prefix_len, ids[i]);
-		err = keys_load(keys, buf, size, n);
+		err = err ?: keys_load(keys, buf, size, n);
 	}
 	free(ids);
 	free(buf);

@@ -109,6 +109,23 @@ static int measure_oneshot(struct run *run)
 	return status ?: werr;
 }
 
+/* Every insert the map did not keep was evicted: the run's inserts (its
+ * misses, since the row's misses insert) less what the map holds now. */
+static void count_evictions(struct run *run, const struct samples *s)
+{
+	const struct family *f = run->plan->bench->family;
+	long long inserts = 0;
+
+	run->entries_end = run->evictions = -1;
+	if (!run->plan->bench->counts_evictions || !f->entries || !s->last)
+		return;
+	for (int p = 0; p < run->plan->producers; p++)
+		inserts += s->last[p].misses;
+	run->entries_end = f->entries(run);
+	if (run->entries_end >= 0)
+		run->evictions = inserts - run->entries_end;
+}
+
 static int measure(struct run *run)
 {
 	const struct family *f = run->plan->bench->family;
@@ -135,6 +152,7 @@ static int measure(struct run *run)
 	if (!failed)
 		failed = sampler_run(run, &prods, &samples);
 	failed = producers_stop(&prods) ?: failed;
+	count_evictions(run, &samples);
 	if (run->perf)
 		perf_close(run->perf, run->plan->producers);
 	f->teardown(run);
@@ -170,7 +188,7 @@ int main(int argc, char **argv)
 	static struct host host;
 	struct options given;
 	struct plan plan;
-	struct run run = { .plan = &plan };
+	struct run run = { .plan = &plan, .entries_end = -1, .evictions = -1 };
 	enum cli_action action;
 	int err;
 

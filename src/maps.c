@@ -3,6 +3,7 @@
  * (never a hard-coded number: rhtab's value depends on the kernel). */
 #include <stdio.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include "htab.h"
 #include "lpm.h"
 #include "maps.h"
@@ -12,10 +13,15 @@ static const struct map_kind kinds[] = {
 	{ "htab", "HASH", MAP_HTAB, .family = &htab_family },
 	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true, .family = &htab_family },
 	{ "lru", "LRU_HASH", MAP_LRU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc", .family = &htab_family },
-	{ "lru_percpu", "LRU_PERCPU_HASH", MAP_LRU_PERCPU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true,
+	  "LRU maps are always preallocated: drop --no-prealloc", .evicts = true,
 	  .family = &htab_family },
+	{ "lru_percpu", "LRU_PERCPU_HASH", MAP_LRU_PERCPU, PREALLOC_ALWAYS,
+	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true, .evicts = true,
+	  .family = &htab_family },
+	/* map_perf_test's NOCOMMON_LRU_HASH_PREALLOC: an LRU list per CPU */
+	{ "lru_nocommon", "LRU_HASH", MAP_LRU_NOCOMMON, PREALLOC_ALWAYS,
+	  "LRU maps are always preallocated: drop --no-prealloc", .evicts = true,
+	  .flags = BPF_F_NO_COMMON_LRU, .family = &htab_family },
 	{ "rhtab", "RHASH", MAP_RHTAB, PREALLOC_NEVER,
 	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc",
 	  .family = &htab_family },
@@ -25,10 +31,19 @@ static const struct map_kind kinds[] = {
 
 #define NR_KINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
 
+/* a and b equal, '-' matching '_' (map_perf_test's names have dashes) */
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !(strchr("-_", *a) && strchr("-_", *b)))
+			return false;
+	return *a == *b;
+}
+
 const struct map_kind *map_kind_find(const char *name)
 {
 	for (int i = 0; name && i < NR_KINDS; i++)
-		if (!strcmp(kinds[i].name, name))
+		if (same_name(kinds[i].name, name))
 			return &kinds[i];
 	return NULL;
 }

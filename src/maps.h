@@ -16,6 +16,8 @@ struct map_kind {
 	enum prealloc_rule prealloc;
 	const char *prealloc_why;	/* the refusal when the plan asks otherwise */
 	bool percpu;
+	bool evicts;			/* full, it evicts to insert: keys may outnumber it */
+	unsigned int flags;		/* BPF_F_* the kind is created with */
 	const struct family *family;	/* whose programs and fills drive it (mem) */
 };
 
@@ -25,13 +27,15 @@ struct map_kind {
 #define MAP_LRU_PERCPU	(1u << 3)
 #define MAP_RHTAB	(1u << 4)
 #define MAP_LPM		(1u << 5)
-#define HASH_MAPS (MAP_HTAB | MAP_PERCPU | MAP_LRU | MAP_LRU_PERCPU | MAP_RHTAB)
+#define MAP_LRU_NOCOMMON	(1u << 6)
+#define LRU_MAPS (MAP_LRU | MAP_LRU_PERCPU | MAP_LRU_NOCOMMON)
+#define HASH_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS | MAP_RHTAB)
 /* The kinds with a random hash seed that BPF_F_ZERO_SEED can zero. */
-#define SEEDED_MAPS (MAP_HTAB | MAP_PERCPU | MAP_LRU | MAP_LRU_PERCPU)
+#define SEEDED_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS)
 
-/* The kind called name, or NULL. */
+/* The kind called name ('-' and '_' alike), or NULL. */
 const struct map_kind *map_kind_find(const char *name);
-/* "htab, percpu, lru, lru_percpu or rhtab": the kinds of a mask, for messages. */
+/* "htab, percpu, lru or rhtab": the kinds of a mask, for messages. */
 const char *map_kinds_list(unsigned int mask, char *buf, int len);
 /* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
 long map_kind_type(const struct map_kind *k, char *name, int len);

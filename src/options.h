@@ -39,8 +39,9 @@ struct options {
 	const char *map_name;		/* NULL: the row's */
 	bool all;			/* mem: every map kind */
 	const char *use_case;		/* htab-mem: which of its rows */
+	double zipf;			/* --zipf: the exponent; 0: not given */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
-		     prealloc, zero_seed, keys, seed, batch;
+		     prealloc, zero_seed, keys, seed, batch, map_flags;
 	int argc;
 	char **argv;
 };

@@ -22,11 +22,12 @@ void output_setup(const struct run *run)
 
 	if (c->quiet)
 		return;
-	printf("Setting up benchmark '%s': map %s (%s, %s%s), key %d B, value %d B, "
-	       "max_entries %ld, nr_entries %ld, keys %s\n",
+	printf("Setting up benchmark '%s': map %s (%s, %s%s, map_flags 0x%x), key %d B, "
+	       "value %d B, max_entries %ld, nr_entries %ld, keys %s\n",
 	       c->bench->name, c->map_name, run->map_type_name,
 	       run->map_flags & BPF_F_NO_PREALLOC ? "no prealloc" : "prealloc",
-	       run->map_flags & BPF_F_ZERO_SEED ? ", zero seed" : "", c->key_size, c->value_size,
+	       run->map_flags & BPF_F_ZERO_SEED ? ", zero seed" : "", run->map_flags,
+	       c->key_size, c->value_size,
 	       c->max_entries, c->nr_entries, keys_name(c->keys));
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
@@ -136,8 +137,13 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	if (!isnan(sum->hit_rate))
 		printf("Hits: %.2lf%% (%llu of %llu)%s\n", sum->hit_rate * 100,
 		       (unsigned long long)sum->hits, (unsigned long long)(sum->hits + sum->misses),
-		       sum->misses ? "; misses are expected results (key not found, or E2BIG: map full)"
-				   : "");
+		       !sum->misses ? "" :
+		       run->plan->bench->counts_evictions ? "; each miss was inserted" :
+		       "; misses are expected results (key not found, or E2BIG: map full)");
+	if (run->evictions >= 0)
+		printf("Evictions: %lld (inserts the map did not keep, warmup included; it holds "
+		       "%lld of max_entries %ld at the end)\n",
+		       run->evictions, run->entries_end, run->plan->max_entries);
 	if (!isnan(sum->memlock_avg))
 		printf("Memory: map %.2f MiB avg, %.2f MiB peak; cgroup %.2f MiB avg, %.2f MiB peak of "
 		       "the samples, %.2f MiB its own peak (mapbench's keys array, %.2f MiB, left out)\n",

@@ -31,6 +31,13 @@ static int resolve_map(const struct options *given, struct plan *p)
 			       map_kinds_list(b->maps, kinds, sizeof(kinds)));
 		return EXIT_USAGE;
 	}
+	p->map_name = p->map->name;	/* lru-nocommon is recorded as lru_nocommon */
+	if (given->map_flags.given && !(b->maps & HASH_MAPS)) {
+		mb_err("--map_flags is for hash maps, as the kernel's bpf-hashmap-* take it, not %s",
+		       b->name);
+		return EXIT_USAGE;
+	}
+	p->extra_map_flags = OR(given->map_flags, 0);
 	p->prealloc = p->map->prealloc == PREALLOC_ALWAYS ? 1 :
 		      p->map->prealloc == PREALLOC_NEVER ? 0 : b->prealloc;
 	if (given->prealloc.given && given->prealloc.value != p->prealloc &&
@@ -61,7 +68,9 @@ static int resolve_sizes(const struct options *given, const struct host *host, s
 			 b->max_entries_of ? b->max_entries_of(host) :
 			 b->max_entries == ENTRIES_NR ? OR(given->nr_entries, nr_default) :
 			 b->max_entries;
-	if (nr_default == ENTRIES_MAX || nr_default > p->max_entries)
+	if (nr_default == ENTRIES_TWICE_MAX)
+		nr_default = 2 * p->max_entries;
+	else if (nr_default == ENTRIES_MAX || nr_default > p->max_entries)
 		nr_default = p->max_entries;
 	p->nr_entries = OR(given->nr_entries, nr_default);
 	return EXIT_OK;
@@ -112,8 +121,20 @@ static int resolve_keys(const struct options *given, struct plan *p)
 		return EXIT_USAGE;
 	}
 	p->seed = OR(given->seed, 1);
+	if (given->zipf && !(w && w->draws)) {
+		mb_err("--zipf skews keys that are drawn at random, and %s walks its keys in a "
+		       "fixed order: use it with htab-lru-evict", b->name);
+		return EXIT_USAGE;
+	}
+	p->zipf = given->zipf;
 	if (!w)
 		return EXIT_OK;
+	if (w->draws && given->keys.given) {
+		mb_err("%s draws its keys at random: drop --keys (--zipf skews the draws)", b->name);
+		return EXIT_USAGE;
+	}
+	if (w->draws)
+		p->keys = KEYS_DRAWN;
 	if (w->pairs && p->producers % 2) {
 		mb_err("%s adds on one producer and deletes on the next: -p must be even, not %d",
 		       b->name, p->producers);
@@ -141,9 +162,10 @@ static int resolve_keys(const struct options *given, struct plan *p)
 		p->nr_entries = 0;
 	if (w->fills_map)
 		p->nr_entries = p->max_entries;
-	if (p->nr_entries > p->max_entries) {
-		mb_err("--nr-entries (%ld) is larger than --max-entries (%ld)",
-		       p->nr_entries, p->max_entries);
+	if (p->nr_entries > p->max_entries && !(p->map && p->map->evicts)) {
+		mb_err("--nr-entries (%ld) is larger than --max-entries (%ld), and %s maps do not "
+		       "evict: raise --max-entries, or use --map lru, lru_percpu or lru_nocommon",
+		       p->nr_entries, p->max_entries, p->map_name);
 		return EXIT_USAGE;
 	}
 	err = w->fit(p);
@@ -254,6 +276,10 @@ json_t *plan_json(const struct plan *p)
 		"trigger", trigger_name(p->trigger),
 		"loop", loop_name(p->loop),
 		"key_walk", p->bench->walk ? p->bench->walk->name : "none");
+	if (o && p->bench->walk && p->bench->walk->draws)
+		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
+	if (o && p->extra_map_flags)
+		json_object_set_new(o, "extra_map_flags", json_integer(p->extra_map_flags));
 	if (o && p->placement != PLACE_NONE)
 		json_object_set_new(o, "placement", json_string(placement_name(p->placement)));
 	if (o && p->trigger == TRIGGER_NIC)
@@ -321,6 +347,8 @@ static void given_from_params(json_t *pa, struct options *g)
 		GIVE(g->prealloc, json_is_true(json_object_get(pa, "prealloc")));
 	if (json_is_true(json_object_get(pa, "zero_seed")))
 		GIVE(g->zero_seed, 1);
+	g->map_flags = maybe_int(pa, "extra_map_flags");
+	g->zipf = json_number_value(json_object_get(pa, "zipf"));
 	g->keys = maybe_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
 	g->seed = maybe_int(pa, "seed");
 	g->warmup = int_field(pa, "warmup", g->warmup);

@@ -86,6 +86,14 @@ const struct bench benches[] = {
 	  .help = "even producers add keys that the next odd producer deletes, taking turns",
 	  .workload = "pair's slice of [nr,max): producer 2k adds a batch (BPF_NOEXIST), then "
 		      "2k+1 deletes it, in turn" },
+	{ .name = "htab-lru-evict", HTAB, .maps = LRU_MAPS, .map = "lru",
+	  .op = MB_OP_LOOKUP_INSERT, .walk = &walk_drawn, .nr_entries = ENTRIES_TWICE_MAX,
+	  .no_prefill = true, .counts_evictions = true,
+	  .help = "lookup, inserting each miss, over more keys than the LRU map holds: hit rate "
+		  "and evictions",
+	  .workload = "keys drawn from [0,nr), nr twice max by default, uniformly or --zipf; "
+		      "lookup, and on a miss BPF_ANY insert (timed): the map starts empty and "
+		      "evicts once full" },
 	{ .name = "htab-mem-overwrite", .aliases = { "overwrite" }, HTAB_MEM,
 	  .use_case = "overwrite", .op = MB_OP_OVERWRITE,
 	  .help = "htab-mem --use-case overwrite: per-prod-op with memory sampled",

@@ -187,6 +187,10 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 				"cgroup_peak", json_num(sum->cgroup_peak),
 				"own_bytes_excluded", (json_int_t)run->own_bytes,
 		"errors", errors_json(s, sum->errors));
+	if (doc && run->evictions >= 0)
+		json_object_update_new(json_object_get(doc, "summary"), json_pack("{s:I, s:I}",
+			"evictions", (json_int_t)run->evictions,
+			"map_entries_end", (json_int_t)run->entries_end));
 	/* The kernel bench's own final lines, as printed: beside our figure. */
 	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
 		for (char *l = strtok(kernel, "\n"); l; l = strtok(NULL, "\n"))

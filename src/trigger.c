@@ -148,6 +148,12 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 {
 	const char *line;
 
+	if (log_find("failed to create") && run->plan->extra_map_flags && err == -EINVAL) {
+		mb_err("the kernel refused to create the %s map (%s) with map_flags 0x%x (EINVAL): "
+		       "drop --map_flags or give bits this map type takes",
+		       run->plan->map_name, run->map_type_name, run->map_flags);
+		return EXIT_USAGE;
+	}
 	if (log_find("failed to create")) {
 		mb_err("the kernel refused to create the %s map (%s): %s",
 		       run->plan->map_name, run->map_type_name, strerror(-err));

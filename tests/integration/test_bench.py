@@ -14,7 +14,7 @@ from conftest import (BENCH, BPFTOOL, QUICK, SHORT, bpf_snapshot, leaks,
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
                 "htab-overwrite-full", "bpf-hashmap-full-update", "bpf-hashmap-lookup",
                 "htab-batch_add_batch_del", "htab-add_del_on_diff_cpu"]
-MAPS = ["htab", "percpu", "lru", "lru_percpu"]
+MAPS = ["htab", "percpu", "lru", "lru_percpu", "lru_nocommon"]
 
 
 def kernel_has_map_type(name):

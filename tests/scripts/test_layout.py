@@ -9,7 +9,7 @@ from conftest import ROOT, run_bench
 
 ENGINE = sorted(p for p in (ROOT / "src").glob("*.c") if p.name != "registry.c")
 FAMILIES = ("htab", "lpm", "free", "mem")
-MAP_KINDS = ("htab", "percpu", "lru", "lru_percpu", "rhtab", "lpm_trie")
+MAP_KINDS = ("htab", "percpu", "lru", "lru_percpu", "lru_nocommon", "rhtab", "lpm_trie")
 
 
 def names():

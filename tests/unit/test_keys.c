@@ -268,6 +268,68 @@ static void index_keys_are_first_plus_step(void **state)
 	assert_int_equal(resolve(given), EXIT_USAGE);
 }
 
+/* LRU kinds evict, so their keys may outnumber the map: the keys array
+ * holds them all; other kinds refuse. */
+static void lru_kinds_take_more_keys_than_the_map(void **state)
+{
+	struct options given = given_for("htab-lookup", 1, 1000, 2000);
+	struct plan cfg;
+
+	assert_int_equal(resolve(given), EXIT_USAGE);
+	given.map_name = "lru-nocommon";
+	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
+	assert_string_equal(cfg.map_name, "lru_nocommon");
+	assert_int_equal(walk_key_slots(&cfg), 2000);
+}
+
+/* htab-lru-evict: twice max keys by default, drawn, in a sequence 8 x nr
+ * long (at least 64K); --zipf only where keys are drawn, --keys never. */
+static void evict_plan_draws_twice_the_map(void **state)
+{
+	struct plan cfg = plan_for("htab-lru-evict", 1, 100000, -1);
+	struct options given = given_for("htab-lru-evict", 1, 1000, -1);
+
+	assert_int_equal(cfg.nr_entries, 200000);
+	assert_int_equal(cfg.keys, KEYS_DRAWN);
+	assert_int_equal(walk_key_slots(&cfg), 1600000);
+	assert_int_equal(walk_key_slots(&(struct plan){ .bench = cfg.bench, .nr_entries = 10 }),
+			 65536);
+	GIVE(given.keys, KEYS_RANDOM);
+	assert_int_equal(resolve(given), EXIT_USAGE);
+	given = given_for("htab-lookup", 1, 1000, -1);
+	given.zipf = 1;
+	assert_int_equal(resolve(given), EXIT_USAGE);
+}
+
+/* Uniform draws cover [0, nr) evenly; Zipf's id k comes up in proportion
+ * to 1 / (k + 1)^s; a seed gives one sequence. */
+static void draws_follow_their_distribution(void **state)
+{
+	enum { N = 200000, NR = 1000 };
+	static __u32 a[N], b[N];
+	static long count[NR];
+	double h = 0;
+
+	assert_int_equal(keys_draw(a, N, 100, 0, 1), 0);
+	for (int i = 0; i < N; i++)
+		count[a[i]]++;
+	for (int k = 0; k < 100; k++)	/* 2000 expected, sd 44 */
+		assert_true(count[k] > 1700 && count[k] < 2300);
+	memset(count, 0, sizeof(count));
+	assert_int_equal(keys_draw(a, N, NR, 1.0, 7), 0);
+	for (int i = 0; i < N; i++)
+		count[a[i]]++;
+	for (int k = 1; k <= NR; k++)
+		h += 1.0 / k;
+	/* id 0: N / H(1000) = 26,718 expected (sd 152); id 1 half of it */
+	assert_true(labs(count[0] - (long)(N / h)) < 1000);
+	assert_true(labs(count[1] - (long)(N / h / 2)) < 700);
+	assert_int_equal(keys_draw(b, N, NR, 1.0, 7), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_int_equal(keys_draw(b, N, NR, 1.0, 8), 0);
+	assert_memory_not_equal(a, b, sizeof(a));
+}
+
 /* The resolve step writes only its output: the options it read stay as given. */
 static void resolve_leaves_the_options_alone(void **state)
 {
@@ -316,6 +378,9 @@ int main(void)
 		cmocka_unit_test(walk_errors),
 		cmocka_unit_test(index_keys_are_first_plus_step),
 		cmocka_unit_test(resolve_leaves_the_options_alone),
+		cmocka_unit_test(lru_kinds_take_more_keys_than_the_map),
+		cmocka_unit_test(evict_plan_draws_twice_the_map),
+		cmocka_unit_test(draws_follow_their_distribution),
 		cmocka_unit_test(a_data_only_benchmark_is_one_row),
 	};
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
