@@ -20,7 +20,7 @@
 #ifndef MAPBENCH_BATCH_BPF_H
 #define MAPBENCH_BATCH_BPF_H
 
-#include "common.bpf.h"
+#include "tasks.bpf.h"
 
 /* Open-coded numeric iterator (kernel >= 6.4); weak so the object still
  * loads on older kernels, which use bpf_loop instead. */
@@ -51,18 +51,9 @@ const volatile __u32 partner_op;
  * every op, and the program is the kernel's shape. */
 const volatile bool op_at_run_time;
 
-/* Threads of this process that trigger through syscalls: tid -> producer. */
-const volatile __u32 bench_tgid;
-/* The syscall they issue; raw_tp sees every syscall (the producers' futex
+/* The syscall producer threads issue; raw_tp sees every syscall (the producers' futex
  * calls when they take turns too) and runs a batch only for this one. */
 const volatile long trigger_syscall;
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_PRODUCERS);
-	__type(key, __u32);
-	__type(value, __u32);
-} tid2prod SEC(".maps");
-
 /* Keys (or key ids) in the order producers visit them; user space sets the
  * value size, so the value has no BTF type. */
 struct {
@@ -375,19 +366,6 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	return run_op(&ctl[id], &cnt[id], use_for, false);
 }
 
-/* Producer id of the current thread for syscall triggers, or -1. */
-static __always_inline __u32 trigger_prod_id(void)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	__u32 *id;
-
-	if ((pid_tgid >> 32) != bench_tgid)
-		return -1;
-	id = bpf_map_lookup_elem(&tid2prod, &tid);
-	return id ? *id : -1;
-}
-
 /* Producer id carried in the first 4 bytes of the test packet. */
 static __always_inline __u32 xdp_prod_id(struct xdp_md *ctx)
 {
@@ -446,14 +424,14 @@ static __always_inline bool is_trigger_syscall(struct bpf_raw_tracepoint_args *c
 SEC("raw_tp/sys_enter") int raw_tp_for(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (is_trigger_syscall(ctx))
-		run_batch(trigger_prod_id(), true);
+		run_batch(task_prod_id(), true);
 	return 0;
 }
 
 SEC("raw_tp/sys_enter") int raw_tp_loop(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (is_trigger_syscall(ctx))
-		run_batch(trigger_prod_id(), false);
+		run_batch(task_prod_id(), false);
 	return 0;
 }
 
@@ -462,12 +440,12 @@ SEC("raw_tp/sys_enter") int raw_tp_loop(struct bpf_raw_tracepoint_args *ctx)
 #define SYSCALL_ENTRY(sec_name, name)						\
 SEC(sec_name) int name##_for(void *ctx)						\
 {										\
-	run_batch(trigger_prod_id(), true);					\
+	run_batch(task_prod_id(), true);					\
 	return 0;								\
 }										\
 SEC(sec_name) int name##_loop(void *ctx)					\
 {										\
-	run_batch(trigger_prod_id(), false);					\
+	run_batch(task_prod_id(), false);					\
 	return 0;								\
 }
 

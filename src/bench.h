@@ -21,11 +21,11 @@ enum exit_status {
 };
 
 /* How a batch reaches the kernel. The first five are --trigger's choices;
- * close (the free benchmarks) and none (mem) belong to rows only. tp is the
- * kernel bench's syscall tracepoint (sys_enter_getpgid; the deleters of
- * pairs on sys_enter_getppid). */
+ * ksyscall (map_perf_test's kprobe on a syscall), close (the free benchmarks)
+ * and none (mem) belong to rows only. tp is the kernel bench's syscall
+ * tracepoint (sys_enter_getpgid; the deleters of pairs on sys_enter_getppid). */
 enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_TP,
-	       TRIGGER_CLOSE, TRIGGER_NONE };
+	       TRIGGER_KSYSCALL, TRIGGER_CLOSE, TRIGGER_NONE };
 /* seq and random walk a precomputed key array; counter is the kernel's LPM
  * bench: cur_key++ % nr from one counter all CPUs share, and prandom its
  * --random: bpf_get_prandom_u32() % nr; index makes ids from the loop index
@@ -42,6 +42,7 @@ enum figure {
 	FIG_RUNS_PER_PROD,	/* batches per producer per second of wall time (op_batches) */
 	FIG_EVENTS_PER_PROD,	/* operations per second of in-kernel time, per producer */
 	FIG_BYTES,		/* mem: bytes per element, no producers */
+	FIG_EVENTS_PER_TASK,	/* program runs (events) per producer per second of wall time */
 };
 
 /* Sentinels of a row's entry counts. */
@@ -169,6 +170,8 @@ struct bench {
 	bool no_prefill;		/* the map starts empty */
 	bool track_mem;			/* sample the map's memory every second */
 	bool counts_evictions;		/* its misses insert into a map that evicts */
+	bool task_per_cpu;		/* -p defaults to every online CPU, producer i on CPU i */
+	unsigned int flag;		/* its bit in its group's test mask (--flags) */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",
@@ -212,6 +215,10 @@ extern const int nr_benches;
 /* The row by name or alias, or within a group by use case (NULL: the
  * group's first row). */
 const struct bench *bench_find(const char *name, const char *use_case);
+/* The row of group name whose flag is flag, or NULL. */
+const struct bench *bench_find_flag(const char *name, unsigned int flag);
+/* "1 HASH_PREALLOC, 2 ...": the flags of group name's rows, for messages. */
+const char *bench_flags_list(const char *name, char *buf, int len);
 
 /* Names of enum trigger and enum loop_kind values (int: plan.c looks
  * values up by name through these). */

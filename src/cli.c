@@ -14,7 +14,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -70,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "map-flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "zipf", required_argument, NULL, OPT_ZIPF },
+	{ "flags", required_argument, NULL, OPT_FLAGS },
 	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
@@ -155,6 +156,8 @@ void cli_usage(FILE *f)
 "                          adds it under the icount clock)\n"
 "      --batch N           operations per program run\n"
 "      --all               mem: measure every map type\n"
+"      --flags N           map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
+"                          map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
 "      --preallocated      htab-mem's spelling of --prealloc\n"
@@ -312,10 +315,33 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	GIVE(maybe, g_);						\
 } while (0)
 
+/* A group's member by its test bit: map-perf --flags 4, as map_perf_test 4. */
+static int find_by_flag(struct options *given, const char *name)
+{
+	char list[512];
+	long long f = given->flags.value;
+
+	if (!*bench_flags_list(name, list, sizeof(list))) {
+		mb_err("--flags picks one of map_perf_test's tests: for map-perf, not %s", name);
+		return EXIT_USAGE;
+	}
+	given->bench = bench_find_flag(name, f);
+	if (given->bench)
+		return EXIT_OK;
+	if (f & (f - 1))
+		mb_err("--flags %lld names several tests: one a run (scripts/suite run map-perf runs "
+		       "them all); %s takes %s", f, name, list);
+	else
+		mb_err("--flags %lld is no test of %s here; it takes %s", f, name, list);
+	return EXIT_USAGE;
+}
+
 /* The benchmark by name or alias; htab-mem picks one by --use-case, as the
- * kernel bench does. */
+ * kernel bench does, and map-perf by --flags, as map_perf_test. */
 static int find_bench(struct options *given, const char *name)
 {
+	if (given->flags.given)
+		return find_by_flag(given, name);
 	given->bench = bench_find(name, given->use_case);
 	if (!given->bench && bench_find(name, NULL)) {
 		mb_err("--use-case takes overwrite, batch_add_batch_del or add_del_on_diff_cpu, not '%s'",
@@ -356,7 +382,10 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 	while ((c = getopt_long(argc, argv, ":p:aw:d:qvlh", long_opts, NULL)) != -1) {
 		workload_opts |= !run_only(c);
 		switch (c) {
-		case 'p': NUM("producers", 1, MAX_PRODUCERS, given->producers); break;
+		case 'p':
+			NUM("producers", 1, MAX_PRODUCERS, given->producers);
+			given->producers_given = true;
+			break;
 		case 'w': NUM("warmup", 0, 3600, given->warmup); break;
 		case 'd': NUM("duration", 1, 86400, given->duration); break;
 		case 'a':
@@ -413,6 +442,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
 		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
 		case OPT_BATCH: NUM_GIVEN("batch", UNROLL, 1 << 22, given->batch); break;
+		case OPT_FLAGS: NUM_GIVEN("flags", 1, INT32_MAX, given->flags); break;
 		case OPT_ZIPF:
 			given->zipf = strtod(optarg, &end);
 			if (*end || end == optarg || !(given->zipf > 0 && given->zipf <= 100)) {
@@ -454,7 +484,10 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		mb_err("no benchmark given; ./bench -l lists them");
 		return EXIT_USAGE;
 	}
-	if (optind + 1 < argc) {
+	/* map_perf_test's own shape: ./bench map-perf FLAGS */
+	if (optind + 2 == argc && !given->flags.given && parse_count(argv[optind + 1]) > 0)
+		GIVE(given->flags, parse_count(argv[optind + 1]));
+	else if (optind + 1 < argc) {
 		mb_err("one benchmark at a time: '%s' then '%s'", argv[optind], argv[optind + 1]);
 		return EXIT_USAGE;
 	}

@@ -149,22 +149,6 @@ static void count_own_maps(struct htab_state *st, struct run *run)
 	run->own_bytes = keys > 0 ? keys : 0;
 }
 
-/* The flags as the kernel holds them, not as asked: the proof that a flag
- * such as BPF_F_NO_COMMON_LRU reached the map. */
-static int read_back_flags(int fd, struct run *run)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int err = bpf_obj_get_info_by_fd(fd, &info, &len);
-
-	if (err) {
-		mb_err("reading the map's info back failed: %s", strerror(-err));
-		return EXIT_RUNTIME;
-	}
-	run->map_flags = info.map_flags;
-	return EXIT_OK;
-}
-
 static int open_and_load(struct htab_state *st, struct run *run)
 {
 	int err;
@@ -205,7 +189,7 @@ static int htab_setup(struct run *run)
 	}
 	if (err)
 		return err;
-	err = read_back_flags(bpf_map__fd(st->skel->maps.target), run);
+	err = map_read_back_flags(bpf_map__fd(st->skel->maps.target), run);
 	if (err)
 		return err;
 	if (kernel && kernel->key_word &&

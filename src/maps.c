@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 #include "htab.h"
 #include "lpm.h"
 #include "maps.h"
@@ -25,6 +26,8 @@ static const struct map_kind kinds[] = {
 	{ "rhtab", "RHASH", MAP_RHTAB, PREALLOC_NEVER,
 	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc",
 	  .family = &htab_family },
+	{ "array", "ARRAY", MAP_ARRAY, PREALLOC_ALWAYS,
+	  "array maps are always preallocated: drop --no-prealloc" },
 	{ "lpm_trie", "LPM_TRIE", MAP_LPM, PREALLOC_NEVER,
 	  "LPM tries are never preallocated: drop --prealloc", .family = &lpm_family },
 };
@@ -63,6 +66,20 @@ const char *map_kinds_list(unsigned int mask, char *buf, int len)
 		n++;
 	}
 	return buf;
+}
+
+int map_read_back_flags(int fd, struct run *run)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+
+	if (err) {
+		mb_err("reading the map's info back failed: %s", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	run->map_flags = info.map_flags;
+	return EXIT_OK;
 }
 
 long map_kind_type(const struct map_kind *k, char *name, int len)

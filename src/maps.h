@@ -28,6 +28,7 @@ struct map_kind {
 #define MAP_RHTAB	(1u << 4)
 #define MAP_LPM		(1u << 5)
 #define MAP_LRU_NOCOMMON	(1u << 6)
+#define MAP_ARRAY	(1u << 7)
 #define LRU_MAPS (MAP_LRU | MAP_LRU_PERCPU | MAP_LRU_NOCOMMON)
 #define HASH_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS | MAP_RHTAB)
 /* The kinds with a random hash seed that BPF_F_ZERO_SEED can zero. */
@@ -37,6 +38,10 @@ struct map_kind {
 const struct map_kind *map_kind_find(const char *name);
 /* "htab, percpu, lru or rhtab": the kinds of a mask, for messages. */
 const char *map_kinds_list(unsigned int mask, char *buf, int len);
+struct run;
+/* run->map_flags as the kernel holds them, not as asked: the proof that a
+ * flag such as BPF_F_NO_COMMON_LRU reached the map. An exit status. */
+int map_read_back_flags(int fd, struct run *run);
 /* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
 long map_kind_type(const struct map_kind *k, char *name, int len);
 

@@ -22,6 +22,7 @@ struct options {
 	const struct bench *bench;
 	/* the producers and their CPUs */
 	int producers;
+	bool producers_given;		/* -p (or a result's): rows with a task per CPU ask */
 	int prod_cpus[MAX_PRODUCERS];
 	int nr_prod_cpus;		/* MAX_PRODUCERS for -a */
 	enum placement placement;
@@ -40,6 +41,7 @@ struct options {
 	bool all;			/* mem: every map kind */
 	const char *use_case;		/* htab-mem: which of its rows */
 	double zipf;			/* --zipf: the exponent; 0: not given */
+	struct maybe flags;		/* --flags: a group's member by its test bit */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
 		     prealloc, zero_seed, keys, seed, batch, map_flags;
 	int argc;

@@ -38,5 +38,6 @@ extern const struct kernel_bench kernel_hashmap_lookup;	/* bpf-(r)hashmap-lookup
 extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-full-update */
 extern const struct kernel_bench kernel_lpm_trie;		/* lpm-trie noop .. update */
 extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
+extern const struct kernel_bench kernel_map_perf_test;		/* samples/bpf map_perf_test */
 
 #endif

@@ -227,6 +227,20 @@ static void plan_start(const struct options *o, struct plan *p)
 	p->argv = o->argv;
 }
 
+/* map_perf_test's shape: a task per online CPU, task i on the i-th, where
+ * -p and the pinning options leave it to the row. */
+static void resolve_tasks(const struct options *given, const struct host *host, struct plan *p)
+{
+	if (!p->bench->task_per_cpu)
+		return;
+	if (!given->producers_given)
+		p->producers = host->online_cpus < MAX_PRODUCERS ? host->online_cpus : MAX_PRODUCERS;
+	if (p->nr_prod_cpus || p->placement != PLACE_NONE)
+		return;
+	for (int i = 0; i < p->producers && i < host->online_cpus; i++)
+		p->prod_cpus[p->nr_prod_cpus++] = host->online[i];
+}
+
 int plan_resolve(const struct options *given, const struct host *host, struct plan *out)
 {
 	const struct bench *b = given->bench;
@@ -241,6 +255,7 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 		mb_err("--all is for mem, not %s", b->name);
 		return EXIT_USAGE;
 	}
+	resolve_tasks(given, host, out);
 	err = resolve_map(given, out) ?: resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?: cpu_plan(out, host);
 	return err ?: b->family->check(out);
@@ -365,6 +380,7 @@ static void given_from_params(json_t *pa, struct options *g)
 		return;	/* one producer slot per CPU, found again on this machine */
 	}
 	g->producers = int_field(pa, "producers", 1);
+	g->producers_given = true;
 	if (place > 0) {
 		g->placement = place;
 		return;

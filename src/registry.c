@@ -11,6 +11,7 @@
 #include "htab.h"
 #include "keys.h"
 #include "lpm.h"
+#include "map_perf.h"
 #include "maps.h"
 #include "mem.h"
 #include "peer.h"
@@ -42,6 +43,17 @@
 #define HASHMAP_LOOKUP_WORKLOAD "keys 1..nr (id = position + 1, made in the program), key " \
 	"words past the first i x 2654435761, in order from key 1 every run, in one key " \
 	"buffer all CPUs write; batch floor(1M / nr) x nr"
+/* samples/bpf map_perf_test: a task per CPU, pinned, each making the test's
+ * syscall; its program (a ksyscall, else the syscall's tracepoint with a
+ * warning) does the test's map work. Its figure: events per sec per task. */
+#define MAP_PERF .family = &map_perf_family, .group = "map-perf", .key_size = 4, \
+	.value_size = 8, .max_entries = 1000, .nr_entries = 0, .prefix_len = -1, .prealloc = 1, \
+	.trigger = TRIGGER_KSYSCALL, .trigger_fallback = TRIGGER_TP, .loop = LOOP_NONE, \
+	.figure = FIG_EVENTS_PER_TASK, .task_per_cpu = true, .kernel = &kernel_map_perf_test, \
+	.op = MB_OP_NOOP, .batch = 1
+#define MAP_PERF_CHURN "per event (a syscall), 10 x {update BPF_ANY, lookup, delete if found} of " \
+	"the task's key (its tid); hash_map_alloc also holds keys 0..32, as map_perf_test's " \
+	"fill_lpm_trie() leaves it"
 #define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, .keys = KEYS_SEQ, \
 	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .single_producer = true, \
 	.op = MB_OP_FREE
@@ -137,6 +149,54 @@ const struct bench benches[] = {
 	  .help = "rhtab-mem --use-case add_del_on_diff_cpu: htab-mem's on an rhtab map",
 	  .workload = "htab-mem: producer 2k adds pair k's keys (BPF_NOEXIST), then 2k+1 "
 		      "deletes them, in turn" },
+	{ .name = "map-perf-hash-prealloc", MAP_PERF, .use_case = "HASH_PREALLOC", .flag = 1,
+	  .maps = MAP_HTAB, .map = "htab",
+	  .help = "map_perf_test 1: update/lookup/delete churn on a preallocated hash, per getuid()",
+	  .workload = MAP_PERF_CHURN },
+	{ .name = "map-perf-percpu-hash-prealloc", MAP_PERF, .use_case = "PERCPU_HASH_PREALLOC",
+	  .flag = 2, .maps = MAP_PERCPU, .map = "percpu",
+	  .help = "map_perf_test 2: the churn on a preallocated per-CPU hash, per geteuid()",
+	  .workload = MAP_PERF_CHURN },
+	{ .name = "map-perf-hash-kmalloc", MAP_PERF, .use_case = "HASH_KMALLOC", .flag = 4,
+	  .maps = MAP_HTAB, .map = "htab", .prealloc = 0,
+	  .help = "map_perf_test 4: the churn on a BPF_F_NO_PREALLOC hash, per getgid()",
+	  .workload = MAP_PERF_CHURN },
+	{ .name = "map-perf-percpu-hash-kmalloc", MAP_PERF, .use_case = "PERCPU_HASH_KMALLOC",
+	  .flag = 8, .maps = MAP_PERCPU, .map = "percpu", .prealloc = 0,
+	  .help = "map_perf_test 8: the churn on a BPF_F_NO_PREALLOC per-CPU hash, per getegid()",
+	  .workload = MAP_PERF_CHURN },
+	{ .name = "map-perf-lru-hash-prealloc", MAP_PERF, .use_case = "LRU_HASH_PREALLOC",
+	  .flag = 16, .maps = MAP_LRU, .map = "lru", .max_entries = 10000,
+	  .help = "map_perf_test 16: an update of a random key in an LRU hash, per connect()",
+	  .workload = "per event, one BPF_ANY update of a bpf_get_prandom_u32() key: nearly every "
+		      "one inserts, evicting once full" },
+	{ .name = "map-perf-nocommon-lru-hash-prealloc", MAP_PERF,
+	  .use_case = "NOCOMMON_LRU_HASH_PREALLOC", .flag = 32, .maps = MAP_LRU_NOCOMMON,
+	  .map = "lru_nocommon", .max_entries = 10000,
+	  .help = "map_perf_test 32: the random update on a BPF_F_NO_COMMON_LRU map, per connect()",
+	  .workload = "per event, one BPF_ANY update of a bpf_get_prandom_u32() key in an LRU "
+		      "map with a list per CPU" },
+	{ .name = "map-perf-lpm-kmalloc", MAP_PERF, .use_case = "LPM_KMALLOC", .flag = 64,
+	  .maps = MAP_LPM, .map = "lpm_trie", .max_entries = 10000, .prealloc = 0,
+	  .prefix_len = PREFIX_ALL,
+	  .help = "map_perf_test 64: 32 lookups of 192.168.0.1/32 in an LPM trie, per gettid()",
+	  .workload = "per event, 32 lookups of 192.168.0.1/32; the trie is empty, as "
+		      "map_perf_test's is (its fill writes into hash_map_alloc)" },
+	{ .name = "map-perf-hash-lookup", MAP_PERF, .use_case = "HASH_LOOKUP", .flag = 128,
+	  .maps = MAP_HTAB, .map = "htab",
+	  .help = "map_perf_test 128: 64 lookups of key 1 in an empty hash, per getpgid()",
+	  .workload = "per event, 64 lookups of key 1 (absent: the map is empty, as the "
+		      "kernel's); its line counts lookups, 64 an event" },
+	{ .name = "map-perf-array-lookup", MAP_PERF, .use_case = "ARRAY_LOOKUP", .flag = 256,
+	  .maps = MAP_ARRAY, .map = "array",
+	  .help = "map_perf_test 256: 64 lookups of index 1 in an array, per getppid()",
+	  .workload = "per event, 64 lookups of index 1; its line counts lookups, 64 an event" },
+	{ .name = "map-perf-lru-hash-lookup", MAP_PERF, .use_case = "LRU_HASH_LOOKUP",
+	  .flag = 1024, .maps = MAP_LRU, .map = "lru", .nr_entries = ENTRIES_MAX,
+	  .help = "map_perf_test 1024: 32 lookups of consecutive keys in a filled LRU hash, "
+		  "per connect()",
+	  .workload = "keys 0..max(32,max)-1 filled; per event, 32 lookups from the key connect() "
+		      "carries, which moves on by 32 an event, wrapping" },
 	{ .name = "htab-free", HTAB, FREE, .target = &htab_family,
 	  .help = "time the kernel takes to free a map holding nr-entries elements",
 	  .workload = "create, fill from user space and close maps; time bpf_map_free_deferred" },
@@ -205,6 +265,27 @@ const struct bench *bench_find(const char *name, const char *use_case)
 	return NULL;
 }
 
+const struct bench *bench_find_flag(const char *name, unsigned int flag)
+{
+	for (int i = 0; i < nr_benches; i++)
+		if (benches[i].group && !strcmp(benches[i].group, name) && benches[i].flag &&
+		    benches[i].flag == flag)
+			return &benches[i];
+	return NULL;
+}
+
+const char *bench_flags_list(const char *name, char *buf, int len)
+{
+	int at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < nr_benches; i++)
+		if (benches[i].group && !strcmp(benches[i].group, name) && benches[i].flag)
+			at += snprintf(buf + at, len > at ? len - at : 0, "%s%u %s", at ? ", " : "",
+				       benches[i].flag, benches[i].use_case);
+	return buf;
+}
+
 struct figure_desc figure_of(const struct bench *b)
 {
 	/* Operation rates of slow families (map frees) are in K ops/s. */
@@ -216,6 +297,8 @@ struct figure_desc figure_of(const struct bench *b)
 		return (struct figure_desc){ "per-prod-op", "k/s", "wall", 1e3 };
 	case FIG_EVENTS_PER_PROD:
 		return (struct figure_desc){ "events per producer", "M events/s", "in-kernel", 1 };
+	case FIG_EVENTS_PER_TASK:
+		return (struct figure_desc){ "events per sec", "events/s", "wall", 1e6 };
 	case FIG_BYTES:
 		return (struct figure_desc){ "bytes per element", "B", "none", 1 };
 	case FIG_KERNEL:

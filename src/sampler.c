@@ -45,6 +45,8 @@ static double figure_mps(const struct sample *s, int nprod, const struct bench *
 		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod;
 	case FIG_EVENTS_PER_PROD:
 		return s->kmops_prod;
+	case FIG_EVENTS_PER_TASK:
+		return s->runs * 1e3 / s->interval_ns / nprod;
 	default:
 		return s->mops;
 	}

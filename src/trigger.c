@@ -21,8 +21,8 @@ static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_
 
 const char *trigger_name(int kind)
 {
-	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "tp", "close",
-					     "none" };
+	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "tp", "ksyscall",
+					     "close", "none" };
 
 	return names[kind];
 }
@@ -223,7 +223,7 @@ static int attach_nic(struct trigger_state *t, struct run *run)
 
 /* Syscall tracepoints are found through tracefs: mount it where it is
  * missing, as the kernel bench's users must. */
-static int need_tracefs(struct run *run)
+int trigger_need_tracefs(struct run *run)
 {
 	if (!access(TRACEFS "/events", F_OK) || !access("/sys/kernel/debug/tracing/events", F_OK))
 		return EXIT_OK;
@@ -257,7 +257,7 @@ int trigger_attach(struct trigger_state *t, struct run *run)
 		return attach_nic(t, run);
 	if (!t->trace)
 		return EXIT_OK;
-	if (t->kind == TRIGGER_TP && (err = need_tracefs(run)))
+	if (t->kind == TRIGGER_TP && (err = trigger_need_tracefs(run)))
 		return err;
 	err = attach_one(t->trace, &t->link, t->kind);
 	if (!err && t->trace_del)

@@ -45,6 +45,9 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
  * status (or EXIT_FALLBACK, silently). */
 int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
 int trigger_attach(struct trigger_state *t, struct run *run);
+/* tracefs mounted (mounting it, with a warning, where it is not): syscall
+ * tracepoints attach through it. An exit status after a one-line error. */
+int trigger_need_tracefs(struct run *run);
 int trigger_thread_init(struct trigger_state *t, int prod);
 /* One run of XDP program prog for producer prod (BPF_PROG_TEST_RUN, the
  * id in the packet); 0 or -errno. */

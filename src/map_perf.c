@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The map_perf_test family: the kernel's maps and programs
+ * (progs/map_perf.bpf.c), one test's program loaded, each producer a task
+ * making the test's syscall, each syscall an event. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "counters.h"
+#include "map_perf.h"
+#include "maps.h"
+#include "map_perf.skel.h"
+#include "probe.h"
+#include "trigger.h"
+
+/* map_perf_test_user.c's tests but INNER_LRU_HASH_PREALLOC (512), whose
+ * map-in-map per CPU mapbench does not build yet. */
+static const struct map_perf_test tests[] = {
+	{ "HASH_PREALLOC", "hash_prealloc", "hash_map", SYS_getuid, -1,
+	  "hash_map_perf pre-alloc", "events", 1, 30 },
+	{ "PERCPU_HASH_PREALLOC", "percpu_hash_prealloc", "percpu_hash_map", SYS_geteuid, -1,
+	  "percpu_hash_map_perf pre-alloc", "events", 1, 30 },
+	{ "HASH_KMALLOC", "hash_kmalloc", "hash_map_alloc", SYS_getgid, -1,
+	  "hash_map_perf kmalloc", "events", 1, 30 },
+	{ "PERCPU_HASH_KMALLOC", "percpu_hash_kmalloc", "percpu_hash_map_alloc", SYS_getegid, -1,
+	  "percpu_hash_map_perf kmalloc", "events", 1, 30 },
+	{ "LRU_HASH_PREALLOC", "connect", "lru_hash_map", SYS_connect, 0,
+	  "lru_hash_map_perf pre-alloc", "events", 1, 1 },
+	{ "NOCOMMON_LRU_HASH_PREALLOC", "connect", "nocommon_lru_hash_map", SYS_connect, 1,
+	  "nocommon_lru_hash_map_perf pre-alloc", "events", 1, 1 },
+	{ "LPM_KMALLOC", "lpm_kmalloc", "lpm_trie_map_alloc", SYS_gettid, -1,
+	  "lpm_perf kmalloc", "events", 1, 32 },
+	{ "HASH_LOOKUP", "hash_lookup", "hash_map", SYS_getpgid, -1,
+	  "hash_lookup", "lookups", 64, 64 },
+	{ "ARRAY_LOOKUP", "array_lookup", "array_map", SYS_getppid, -1,
+	  "array_lookup", "lookups", 64, 64 },
+	{ "LRU_HASH_LOOKUP", "connect", "lru_hash_lookup_map", SYS_connect, 3,
+	  "lru_hash_lookup_perf pre-alloc", "events", 1, 32 },
+};
+
+/* LRU_HASH_LOOKUP looks up 32 keys from one an event; the kernel fills at
+ * least 32 keys whatever the entries. */
+#define LOOKUP_KEYS 32
+
+struct map_perf_state {
+	struct map_perf_bpf *skel;
+	struct bpf_link *link;
+	const struct map_perf_test *test;
+	long lookup_keys;		/* LRU_HASH_LOOKUP: keys filled */
+	__u32 next_key[MAX_PRODUCERS];	/* LRU_HASH_LOOKUP: each task's first key */
+};
+
+const struct map_perf_test *map_perf_test_of(const struct bench *b)
+{
+	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++)
+		if (b->use_case && !strcmp(tests[i].name, b->use_case))
+			return &tests[i];
+	return NULL;
+}
+
+/* Its maps are the kernel's, as its object declares them. */
+static int map_perf_check(const struct plan *plan)
+{
+	const struct bench *b = plan->bench;
+
+	if (!map_perf_test_of(b)) {	/* a row naming no test: a bug in the table */
+		mb_err("%s names no map_perf_test test", b->name);
+		return EXIT_USAGE;
+	}
+	if (plan->trigger != TRIGGER_KSYSCALL && plan->trigger != TRIGGER_TP) {
+		mb_err("%s runs map_perf_test's program on its syscall: --trigger takes tp (its "
+		       "tracepoint) or nothing (the kernel's ksyscall)", b->name);
+		return EXIT_USAGE;
+	}
+	if (plan->key_size != b->key_size || plan->value_size != b->value_size ||
+	    plan->prealloc != b->prealloc || plan->extra_map_flags ||
+	    plan->nr_entries != (b->nr_entries == ENTRIES_MAX ? plan->max_entries : 0)) {
+		mb_err("%s's maps are map_perf_test's, as its program declares them: only "
+		       "--max-entries (its entries argument) changes them", b->name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static struct bpf_program *program(struct map_perf_bpf *skel, const char *prefix,
+				   const char *name)
+{
+	char full[64];
+
+	snprintf(full, sizeof(full), "%s_%s", prefix, name);
+	return bpf_object__find_program_by_name(skel->obj, full);
+}
+
+/* BPF_MAP_TYPE_LRU_HASH from libbpf's "lru_hash". */
+static int map_type_name(struct run *run)
+{
+	static char name[48];
+	const char *lower = libbpf_bpf_map_type_str(run->map_type);
+	int at = snprintf(name, sizeof(name), "BPF_MAP_TYPE_");
+
+	for (; lower && *lower && at < (int)sizeof(name) - 1; lower++)
+		name[at++] = toupper(*lower);
+	name[at] = 0;
+	run->map_type_name = name;
+	return EXIT_OK;
+}
+
+/* Only the test's program, as the trigger asks: ksyscall (the kernel's) or
+ * the syscall's tracepoint. */
+static int open_and_load(struct map_perf_state *st, struct run *run)
+{
+	const struct map_perf_test *t = st->test;
+	struct bpf_map *map;
+	struct bpf_program *p;
+	int err;
+
+	st->skel = map_perf_bpf__open();
+	if (!st->skel) {
+		mb_err("opening the BPF object failed: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	bpf_object__for_each_program(p, st->skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(program(st->skel, run->trigger == TRIGGER_TP ? "tp" : "ks",
+					  t->prog), true);
+	map = bpf_object__find_map_by_name(st->skel->obj, t->map);
+	bpf_map__set_max_entries(map, run->plan->max_entries);
+	if (run->plan->zero_seed > 0)	/* the icount clock's same buckets every run */
+		bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_ZERO_SEED);
+	st->skel->rodata->bench_tgid = getpid();
+	st->skel->rodata->connect_case = t->connect_case < 0 ? 0 : t->connect_case;
+	err = map_perf_bpf__load(st->skel);
+	if (err) {
+		mb_err("loading the %s program failed: %s (run with -v for the verifier log)",
+		       t->prog, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	run->map_type = bpf_map__type(map);
+	return map_type_name(run) ?: map_read_back_flags(bpf_map__fd(map), run);
+}
+
+/* What map_perf_test fills before its tasks start: LRU_HASH_LOOKUP's keys,
+ * and hash_map_alloc, into which its fill_lpm_trie() writes what it means
+ * for the trie (the 4-byte keys are the prefix lengths, so some of 0..32);
+ * its trie stays empty. */
+static int prefill(struct map_perf_state *st, const struct plan *plan)
+{
+	int lookup = bpf_map__fd(st->skel->maps.lru_hash_lookup_map);
+	int alloc = bpf_map__fd(st->skel->maps.hash_map_alloc);
+	long val = 1;
+
+	st->lookup_keys = plan->max_entries > LOOKUP_KEYS ? plan->max_entries : LOOKUP_KEYS;
+	if (st->test->connect_case == 3)
+		for (__u32 key = 0; key < st->lookup_keys; key++)
+			if (bpf_map_update_elem(lookup, &key, &val, BPF_NOEXIST) && errno != E2BIG) {
+				mb_err("filling lru_hash_lookup_map failed: %s", strerror(errno));
+				return EXIT_RUNTIME;
+			}
+	for (__u32 key = 0; key <= 32; key++)
+		if (bpf_map_update_elem(alloc, &key, &val, BPF_ANY)) {
+			mb_err("filling hash_map_alloc failed: %s", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	return EXIT_OK;
+}
+
+static int attach(struct map_perf_state *st, struct run *run)
+{
+	const char *prefix = run->trigger == TRIGGER_TP ? "tp" : "ks";
+
+	st->link = bpf_program__attach(program(st->skel, prefix, st->test->prog));
+	if (st->link)
+		return EXIT_OK;
+	if (run->trigger == TRIGGER_TP || run->plan->trigger_fallback != TRIGGER_TP) {
+		mb_err("attaching the %s program failed: %s", st->test->prog, strerror(errno));
+		return errno == EPERM || errno == EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
+	}
+	return EXIT_FALLBACK;
+}
+
+static int setup_on(struct map_perf_state *st, struct run *run)
+{
+	static char point[48];
+	int err = open_and_load(st, run) ?: prefill(st, run->plan) ?: attach(st, run);
+
+	snprintf(point, sizeof(point), run->trigger == TRIGGER_TP ? "syscalls/sys_enter_%s" :
+		 "ksyscall/%s", st->test->connect_case >= 0 ? "connect" : st->test->prog);
+	run->trigger_point = point;
+	return err;
+}
+
+static int map_perf_setup(struct run *run)
+{
+	struct map_perf_state *st = calloc(1, sizeof(*st));
+	int err;
+
+	if (!st)
+		return EXIT_RUNTIME;
+	run->priv = st;
+	st->test = map_perf_test_of(run->plan->bench);
+	run->loop = "none";
+	run->timing = "bpf_ktime_get_ns around each event's map work";
+	err = setup_on(st, run);
+	if (err == EXIT_FALLBACK) {
+		run_warn(run, "this kernel refuses kprobes, map_perf_test's ksyscall trigger: %s ran "
+			 "on the syscall's tracepoint instead", run->plan->bench->name);
+		map_perf_bpf__destroy(st->skel);
+		st->skel = NULL;
+		run->trigger = TRIGGER_TP;
+		err = setup_on(st, run);
+	}
+	return err;
+}
+
+static int map_perf_thread_init(struct run *run, int prod)
+{
+	struct map_perf_state *st = run->priv;
+	__u32 tid = gettid(), id = prod;
+
+	return bpf_map__update_elem(st->skel->maps.tid2prod, &tid, sizeof(tid), &id, sizeof(id),
+				    BPF_ANY);
+}
+
+/* connect(-1, ...) with map_perf_test's address: EBADF, after the program
+ * ran on its entry; LRU_HASH_LOOKUP's key moves on by 32, wrapping. */
+static void event_connect(struct map_perf_state *st, int prod)
+{
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	__u32 *key = &st->next_key[prod];
+
+	in6.sin6_addr.s6_addr16[0] = 0xdead;
+	in6.sin6_addr.s6_addr16[1] = 0xbeef;
+	in6.sin6_addr.s6_addr16[2] = st->test->connect_case;
+	in6.sin6_addr.s6_addr32[3] = *key;
+	syscall(SYS_connect, -1, &in6, sizeof(in6));
+	*key = *key < st->lookup_keys - LOOKUP_KEYS ? *key + LOOKUP_KEYS : 0;
+}
+
+static int map_perf_run(struct run *run, int prod)
+{
+	struct map_perf_state *st = run->priv;
+
+	if (st->test->connect_case >= 0)
+		event_connect(st, prod);
+	else
+		syscall(st->test->syscall_nr, 0);
+	return 0;
+}
+
+static void map_perf_measure(struct run *run, struct prod_counters *out)
+{
+	struct map_perf_state *st = run->priv;
+
+	counters_snapshot(st->skel->bss->cnt, run->plan->producers, out);
+}
+
+static void map_perf_teardown(struct run *run)
+{
+	struct map_perf_state *st = run->priv;
+
+	if (!st)
+		return;
+	bpf_link__destroy(st->link);
+	map_perf_bpf__destroy(st->skel);
+	free(st);
+	run->priv = NULL;
+}
+
+const struct family map_perf_family = {
+	.name = "map_perf",
+	.check = map_perf_check,
+	.setup = map_perf_setup,
+	.run = map_perf_run,
+	.measure = map_perf_measure,
+	.teardown = map_perf_teardown,
+	.thread_init = map_perf_thread_init,
+};

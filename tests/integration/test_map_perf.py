@@ -1,0 +1,85 @@
+"""samples/bpf map_perf_test's tests under mapbench: its workloads, a task
+per CPU, its per-task lines, and its invocation shape."""
+import json
+import os
+import re
+
+import pytest
+
+from conftest import QUICK, run_bench
+
+# map_perf_test's test bits, the rows that run them and the names in its lines
+TESTS = {
+    1: ("map-perf-hash-prealloc", "hash_map_perf pre-alloc"),
+    2: ("map-perf-percpu-hash-prealloc", "percpu_hash_map_perf pre-alloc"),
+    4: ("map-perf-hash-kmalloc", "hash_map_perf kmalloc"),
+    8: ("map-perf-percpu-hash-kmalloc", "percpu_hash_map_perf kmalloc"),
+    16: ("map-perf-lru-hash-prealloc", "lru_hash_map_perf pre-alloc"),
+    32: ("map-perf-nocommon-lru-hash-prealloc", "nocommon_lru_hash_map_perf pre-alloc"),
+    64: ("map-perf-lpm-kmalloc", "lpm_perf kmalloc"),
+    128: ("map-perf-hash-lookup", "hash_lookup"),
+    256: ("map-perf-array-lookup", "array_lookup"),
+    1024: ("map-perf-lru-hash-lookup", "lru_hash_lookup_perf pre-alloc"),
+}
+# what a script reading map_perf_test's output matches: CPU:NAME N events per sec
+LINE = re.compile(r"^(\d+):(.+) (\d+) (events|lookups) per sec$", re.M)
+BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU = 1, 2
+
+
+@pytest.mark.parametrize("flag", sorted(TESTS))
+def test_each_test_prints_the_kernels_line_per_task(root, result, flag):
+    bench, name = TESTS[flag]
+    proc, doc = result("map-perf", str(flag), *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["benchmark"] == bench
+    lines = LINE.findall(proc.stdout)
+    # a task per online CPU, each pinned to its CPU and labelled by it
+    assert [int(cpu) for cpu, *_ in lines] == doc["params"]["prod_cpus"] == \
+        list(range(os.cpu_count()))
+    assert {n for _, n, _, _ in lines} == {name} and all(int(v) > 0 for _, _, v, _ in lines)
+    assert doc["summary"]["kernel_lines"] == [f"{c}:{n} {v} {u} per sec" for c, n, v, u in lines]
+    # the kernel's ksyscall where kprobes attach, its tracepoint (said) elsewhere
+    assert doc["params"]["trigger"] in ("ksyscall", "tp")
+    if doc["params"]["trigger"] == "tp":
+        assert any("refuses kprobes" in w for w in doc["warnings"])
+    assert doc["summary"]["figure"]["unit"] == "events/s"
+
+
+@pytest.mark.parametrize("flag,hit_rate", [(4, 1.0), (64, 0.0), (128, 0.0), (256, 1.0)])
+def test_lookups_find_what_the_kernels_maps_hold(root, result, flag, hit_rate):
+    """The churn finds the key it just added; LPM_KMALLOC's trie and
+    HASH_LOOKUP's map are empty in the kernel's test too."""
+    proc, doc = result("map-perf", str(flag), *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["summary"]["hit_rate"] == hit_rate
+
+
+@pytest.mark.parametrize("flag,bits", [(4, BPF_F_NO_PREALLOC), (32, BPF_F_NO_COMMON_LRU)])
+def test_the_kernels_map_flags_are_read_back(root, result, flag, bits):
+    proc, doc = result("map-perf", "--flags", str(flag), *QUICK, "-p", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["map_flags"] & bits == bits and doc["params"]["producers"] == 1
+
+
+def test_invocation_shapes_name_the_same_test():
+    plans = [run_bench(*args, "--dry-run").stdout for args in
+             (["map-perf", "4"], ["map-perf", "--flags", "4"], ["map-perf-hash-kmalloc"])]
+    assert all(p.startswith("map-perf-hash-kmalloc: valid") for p in plans), plans
+    plan = json.loads(plans[0].split("Plan: ", 1)[1])
+    assert plan["producers"] == os.cpu_count() and plan["prealloc"] is False
+    assert plan["trigger"] == "ksyscall" and plan["max_entries"] == 1000
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["map-perf", "--flags", "5"], "names several tests"),
+    (["map-perf", "512"], "is no test of map-perf here"),
+    (["htab-lookup", "--flags", "4"], "for map-perf, not htab-lookup"),
+    (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
+    (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
+    (["map-perf", "4", "--loop", "bpf_loop"], "drop --loop"),
+])
+def test_bad_input_is_one_line_and_exit_1(args, needle):
+    proc = run_bench(*args, "--dry-run")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
