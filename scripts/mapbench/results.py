@@ -164,14 +164,23 @@ def load_path(path, pool_boots=True):
     return runs
 
 
+def boot_of(env):
+    """Which guest boot a run came from, or None for a host run. Guests
+    booted under icount repeat their boot_id (the same RNG state, the same
+    RTC), so vmrun's own id of the boot comes first."""
+    vm = env.get("vm")
+    return vm and (vm.get("boot_uid") or env.get("boot_id"))
+
+
 def per_boot(runs):
     """Runs in QEMU guests (scripts/vmrun) share their boot's state, so a boot,
     not a run, is one sample: the runs of one configuration in one boot become
     one Run with their median metrics. Host runs are left as they are."""
     out, boots = [], {}
     for r in runs:
-        if "vm" in r.env and r.env.get("boot_id"):
-            boots.setdefault((r.key(), r.env["boot_id"]), []).append(r)
+        boot = boot_of(r.env)
+        if boot:
+            boots.setdefault((r.key(), boot), []).append(r)
         else:
             out.append(r)
     for group in boots.values():

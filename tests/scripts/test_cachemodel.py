@@ -4,12 +4,13 @@ compare and report take, and a guest run whose counts repeat exactly."""
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from conftest import run_script
 from test_analysis import result_doc
 
-from mapbench import cachemodel, qemu10, results
+from mapbench import cachemodel, calibration, qemu10, results
 from mapbench.cachemodel import Machine
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
@@ -196,3 +197,30 @@ def test_the_report_says_where_a_change_is(model_sets):
     gate = run_script("gate", str(a), str(b), "--metric", "model_cycles").stdout
     assert "where: htab-lookup: htab_map_lookup_elem +0.00 insns/op, +0.30 LLC misses/op" in gate
 
+
+def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monkeypatch):
+    """Seed 004's rows made from counts whose hardware cost is known (1 ns an
+    instruction, 5 an L2 hit, 20 an LLC hit, 80 a memory access): the fit
+    gives those costs back, and a machine whose cycles are that cost has no
+    residual at its one clock rate."""
+    truth = np.array([1, 5, 20, 80])
+    rng = np.random.default_rng(3)
+    monkeypatch.setattr(calibration, "SEED_004", dict(calibration.SEED_004))
+    for i, ((m, key, size), _) in enumerate(calibration.SEED_004.items()):
+        llc, l2, l1 = sorted(rng.uniform(0, 4, 3))
+        counts = {"insns": 100 + key * 4, "l1d_misses": l1 + 1, "l2_misses": l2 + 0.5,
+                  "llc_misses": llc}
+        ns = float(np.array(calibration.features(counts)) @ truth)
+        calibration.SEED_004[(m, key, size)] = 1e3 / ns
+        doc = {"benchmark": "bpf-hashmap-lookup",
+               "params": {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
+               "model": {"machine": "zen4", "per_op": counts}}
+        (tmp_path / f"c{i}").mkdir()
+        (tmp_path / f"c{i}" / "run-1.json").write_text(json.dumps(doc))
+    found, machines = calibration.rows(tmp_path)
+    assert machines == {"zen4"} and len(found) == 12
+    fitted = calibration.fit(found, Machine("m", "", (1, 1, 1), (1, 1, 1), (5, 20, 80), 1.0))
+    assert list(fitted["costs"].values()) == pytest.approx(truth, rel=1e-6)
+    assert fitted["ghz"] == pytest.approx(1.0) and fitted["model_ns"] == pytest.approx(
+        fitted["hw_ns"])
+    assert "htab lookup 8 B 1K" in calibration.report(tmp_path)

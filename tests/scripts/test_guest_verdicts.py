@@ -113,3 +113,16 @@ def test_the_report_counts_runs_and_boots(tmp_path):
     out = script("report", a).stdout
     assert "Runs: 6 per configuration x 3 s measured, in 2 boots (a boot's runs pooled " \
            "into one sample)" in out, out
+
+
+def test_boots_that_repeat_their_boot_id_stay_apart(tmp_path):
+    """Guests booted under icount repeat boot_id (the same RNG, the same RTC):
+    vmrun's boot_uid keeps two boots two samples, so two boots a side can be
+    judged."""
+    folder = guest_set(tmp_path / "a", "7.2", lookup_doc, 100.0)
+    for i, path in enumerate(sorted(folder.glob("boot-*/run-*.json"))):
+        doc = json.loads(path.read_text())
+        doc["environment"]["boot_id"] = "the-same-every-boot"
+        doc["environment"]["vm"]["boot_uid"] = path.parent.name
+        path.write_text(json.dumps(doc))
+    assert len(results.load_path(folder)) == 2

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import cli, kernel_log, model, output, results, verdict, where
+from .. import calibration, cli, kernel_log, model, output, results, verdict, where
 
 
 def si(n):
@@ -433,7 +433,9 @@ def main(argv=None):
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("before", help="result file or folder")
     ap.add_argument("after", nargs="?", help="result file or folder")
-    ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab"], default="delta")
+    ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab", "calibration"],
+                    default="delta", help="calibration: a set run with vmrun --model --suite "
+                    "cache-model against the seeds' hardware figures (docs/vm.org)")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
     ap.add_argument("--width", type=int, help="fit the table in this many columns (e.g. 72)")
     ap.add_argument("--metric", choices=sorted(model.METRICS), default=model.DEFAULT_METRIC)
@@ -447,6 +449,9 @@ def main(argv=None):
                     help="the delta table as one JSON document (the fields of compare --json)")
     args = ap.parse_args(argv)
     args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+    if args.style == "calibration":
+        print(calibration.report(args.before))
+        return 0
     a = cli.need_runs(results.load_path(args.before), args.before)
     b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None
     if args.json:

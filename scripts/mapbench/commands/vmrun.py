@@ -80,6 +80,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -502,6 +503,8 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress):
           **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
           "cmdline": kernel_cmdline(plan.clock),
           "memory_mib": args.mem, "kernel_image": str(image), "boot": i + 1,
+          # a guest booted under icount repeats its boot_id; this one is the host's
+          "boot_uid": uuid.uuid4().hex,
           "boot_of_kernel": r + 1, "boots_of_kernel": args.boots,
           **({"model": plan.machine.record()} if plan.machine else {}),
           **({"topology": topology_record(args.topology)} if args.topology else {})}

@@ -1,0 +1,124 @@
+"""The cache model against hardware (docs/vm.org, Calibration): the seeds'
+hardware figures beside a set run with vmrun --model --suite cache-model.
+
+Two questions, two answers:
+  - How well does a named machine's modelled cycles/op track the hardware's
+    ns/op? One clock rate (least squares through the origin) turns cycles
+    into ns; the residuals say how far each row is off.
+  - What would the hardware's own costs be? Non-negative least squares of
+    ns/op on the model's counts per op (instructions, L1D misses that hit L2,
+    L2 misses that hit the LLC, LLC misses), each row weighted by 1/its ns
+    (relative errors: rows span 10 ns to 1.4 us): ns per instruction and per
+    miss. Fitted on seed 004's rows (one machine); seed 002's LPM rows, from
+    another machine, are shown against that fit, not fitted.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import nnls
+
+from . import cachemodel
+from .model import InputError
+
+# Seed 004 (rhtab cover letter), LOOKUP at nr = max, single producer, M events/s:
+# (map, key bytes, max entries) -> figure.
+SEED_004 = {
+    ("htab", 8, 1000): 100.71, ("rhtab", 8, 1000): 80.19,
+    ("htab", 8, 1000000): 13.39, ("rhtab", 8, 1000000): 53.72,
+    ("htab", 32, 1000): 50.81, ("rhtab", 32, 1000): 45.83,
+    ("htab", 32, 1000000): 7.32, ("rhtab", 32, 1000000): 8.75,
+    ("htab", 256, 1000): 7.43, ("rhtab", 256, 1000): 7.81,
+    ("htab", 256, 1000000): 2.60, ("rhtab", 256, 1000000): 3.12,
+}
+# Seed 002 (LPM benchmarks), 10K entries of /32, latency ns/op.
+SEED_002 = {"lpm-trie-lookup": 134.710, "lpm-trie-update": 378.310,
+            "lpm-trie-delete": 1405.152}
+FEATURES = ("insns", "L2 hits", "LLC hits", "memory")
+
+
+def hardware_ns(doc):
+    """The seed's ns/op for this run's configuration, and its row name; None
+    where the seeds have no figure for it."""
+    p, bench = doc["params"], doc["benchmark"]
+    if bench == "bpf-hashmap-lookup" and p["nr_entries"] == p["max_entries"]:
+        key = (p["map"], p["key_size"], p["max_entries"])
+        if key in SEED_004:
+            size = "1K" if key[2] == 1000 else "1M"
+            return 1e3 / SEED_004[key], f"{key[0]} lookup {key[1]} B {size}"
+    if bench in SEED_002 and p["nr_entries"] == 10000:
+        return SEED_002[bench], f"{bench[4:]} 10K"
+    return None
+
+
+def rows(folder):
+    """[(row, hardware ns/op, model counts per op, fitted)] of a set's runs
+    (a row's first run: one the suite runs twice counts once), and the names
+    of the machines they were modelled on."""
+    out, machines, seen = [], set(), set()
+    for path in sorted(Path(folder).glob("*/run-*.json")):
+        doc = json.loads(path.read_text())
+        hw = hardware_ns(doc)
+        counts = (doc.get("model") or {}).get("per_op")
+        if hw and counts and hw[1] not in seen:
+            seen.add(hw[1])
+            out.append((hw[1], hw[0], counts, doc["benchmark"] == "bpf-hashmap-lookup"))
+            machines.add(doc["model"]["machine"])
+    return out, machines
+
+
+def features(c):
+    l2_hits = c["l1d_misses"] - c["l2_misses"]
+    return [c["insns"], l2_hits, c["l2_misses"] - c["llc_misses"], c["llc_misses"]]
+
+
+def fit(rows_, machine):
+    """The machine's clock rate and each row's modelled ns, and the NNLS
+    costs (ns per instruction, L2 hit, LLC hit, memory access) with each
+    row's fitted ns."""
+    hw = np.array([r[1] for r in rows_])
+    cycles = np.array([machine.cycles(r[2]) for r in rows_])
+    ghz = float(cycles @ cycles / (cycles @ hw))
+    x = np.array([features(r[2]) for r in rows_])
+    fitted = np.array([r[3] for r in rows_])
+    w = 1 / hw[fitted]
+    costs, _ = nnls(x[fitted] * w[:, None], hw[fitted] * w)
+    return {"ghz": ghz, "model_ns": cycles / ghz, "costs": dict(zip(FEATURES, costs)),
+            "fit_ns": x @ costs, "hw_ns": hw, "cycles": cycles, "fitted": fitted,
+            "names": [r[0] for r in rows_]}
+
+
+def table(result):
+    """An org table: row, hardware, model, fit, with residuals in %."""
+    lines = ["| row | hardware ns/op | modelled cycles/op | model ns/op | off "
+             "| NNLS fit ns/op | off |", "|-"]
+    for i, name in enumerate(result["names"]):
+        hw, mod, fitted = result["hw_ns"][i], result["model_ns"][i], result["fit_ns"][i]
+        lines.append(f"| {name}{'' if result['fitted'][i] else ' (not fitted)'} | {hw:.2f} | "
+                     f"{result['cycles'][i]:.1f} | {mod:.2f} | {(mod / hw - 1) * 100:+.0f}% | "
+                     f"{fitted:.2f} | {(fitted / hw - 1) * 100:+.0f}% |")
+    return "\n".join(lines)
+
+
+def geo_error(estimate, actual):
+    """The geometric mean of estimate/actual's distance from 1, in %."""
+    return (np.exp(np.mean(np.abs(np.log(estimate / actual)))) - 1) * 100
+
+
+def report(folder):
+    """The calibration of the set in folder, as text and an org table."""
+    found, machines = rows(folder)
+    if len(found) < len(FEATURES) or len(machines) != 1:
+        raise InputError(f"{folder}: {len(found)} runs with a seed figure and model counts, on "
+                         f"{len(machines)} machines; run vmrun --model NAME --suite cache-model "
+                         "in a 7.2 guest")
+    machine = cachemodel.MACHINES[machines.pop()]
+    r = fit(found, machine)
+    f = r["fitted"]
+    costs = ", ".join(f"{k} {v:.3g} ns" for k, v in r["costs"].items())
+    return "\n".join([
+        f"{machine.name}: {len(found)} rows; one clock rate of {r['ghz']:.2f} GHz maps modelled "
+        f"cycles to ns; geometric mean error {geo_error(r['model_ns'], r['hw_ns']):.0f}% "
+        f"({geo_error(r['model_ns'][f], r['hw_ns'][f]):.0f}% on seed 004's rows)",
+        f"NNLS costs on seed 004's rows: {costs}; geometric mean error "
+        f"{geo_error(r['fit_ns'][f], r['hw_ns'][f]):.0f}%", "", table(r)])
