@@ -10,6 +10,7 @@
 #include "env.h"
 #include "log.h"
 #include "output.h"
+#include "peer.h"
 #include "perf.h"
 #include "plan.h"
 #include "probe.h"
@@ -178,6 +179,12 @@ static void print_plan(const struct plan *plan)
 	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 
 	printf("%s: valid\nPlan: %s\n", plan->bench->name, text ? text : "{}");
+	if (plan->bench->kernel && plan->bench->kernel->command) {
+		char cmd[128];
+
+		plan->bench->kernel->command(plan, cmd, sizeof(cmd));
+		printf("Kernel command: %s\n", cmd);
+	}
 	free(text);
 	json_decref(o);
 }

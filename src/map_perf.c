@@ -63,6 +63,17 @@ const struct map_perf_test *map_perf_test_of(const struct bench *b)
 	return NULL;
 }
 
+static bool one_task_per_cpu(const struct plan *plan)
+{
+	if (plan->nr_prod_cpus < plan->producers && plan->placement == PLACE_NONE)
+		return false;
+	for (int p = 0; p < plan->producers; p++)
+		for (int q = 0; q < p; q++)
+			if (plan->prod_cpus[p] == plan->prod_cpus[q])
+				return false;
+	return true;
+}
+
 /* Its maps are the kernel's, as its object declares them. */
 static int map_perf_check(const struct plan *plan)
 {
@@ -70,6 +81,11 @@ static int map_perf_check(const struct plan *plan)
 
 	if (!map_perf_test_of(b)) {	/* a row naming no test: a bug in the table */
 		mb_err("%s names no map_perf_test test", b->name);
+		return EXIT_USAGE;
+	}
+	if (!one_task_per_cpu(plan)) {
+		mb_err("%s runs a task per CPU, each pinned to its own, as map_perf_test: give "
+		       "-p up to the online CPUs and CPUs that differ", b->name);
 		return EXIT_USAGE;
 	}
 	if (plan->trigger != TRIGGER_KSYSCALL && plan->trigger != TRIGGER_TP) {
@@ -133,6 +149,7 @@ static int open_and_load(struct map_perf_state *st, struct run *run)
 	if (run->plan->zero_seed > 0)	/* the icount clock's same buckets every run */
 		bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_ZERO_SEED);
 	st->skel->rodata->bench_tgid = getpid();
+	bpf_map__set_max_entries(st->skel->maps.cpu2prod, libbpf_num_possible_cpus());
 	st->skel->rodata->connect_case = t->connect_case < 0 ? 0 : t->connect_case;
 	err = map_perf_bpf__load(st->skel);
 	if (err) {
@@ -183,10 +200,26 @@ static int attach(struct map_perf_state *st, struct run *run)
 	return EXIT_FALLBACK;
 }
 
+/* Producer p on its CPU, for the programs (cpu2prod holds p + 1). */
+static int register_tasks(struct map_perf_state *st, const struct plan *plan)
+{
+	for (int p = 0; p < plan->producers; p++) {
+		__u32 cpu = plan->prod_cpus[p], id = p + 1;
+
+		if (bpf_map__update_elem(st->skel->maps.cpu2prod, &cpu, sizeof(cpu), &id, sizeof(id),
+					 BPF_ANY)) {
+			mb_err("registering producer %d on CPU %u failed: %s", p, cpu, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	return EXIT_OK;
+}
+
 static int setup_on(struct map_perf_state *st, struct run *run)
 {
 	static char point[48];
-	int err = open_and_load(st, run) ?: prefill(st, run->plan) ?: attach(st, run);
+	int err = open_and_load(st, run) ?: register_tasks(st, run->plan) ?: prefill(st, run->plan) ?:
+		  attach(st, run);
 
 	snprintf(point, sizeof(point), run->trigger == TRIGGER_TP ? "syscalls/sys_enter_%s" :
 		 "ksyscall/%s", st->test->connect_case >= 0 ? "connect" : st->test->prog);
@@ -215,15 +248,6 @@ static int map_perf_setup(struct run *run)
 		err = setup_on(st, run);
 	}
 	return err;
-}
-
-static int map_perf_thread_init(struct run *run, int prod)
-{
-	struct map_perf_state *st = run->priv;
-	__u32 tid = gettid(), id = prod;
-
-	return bpf_map__update_elem(st->skel->maps.tid2prod, &tid, sizeof(tid), &id, sizeof(id),
-				    BPF_ANY);
 }
 
 /* connect(-1, ...) with map_perf_test's address: EBADF, after the program
@@ -278,5 +302,4 @@ const struct family map_perf_family = {
 	.run = map_perf_run,
 	.measure = map_perf_measure,
 	.teardown = map_perf_teardown,
-	.thread_init = map_perf_thread_init,
 };

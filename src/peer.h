@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct plan;
 struct run;
 struct samples;
 struct run_summary;
@@ -31,6 +32,10 @@ struct kernel_bench {
 	 * loaded program (which changes what the verifier makes of it: the LPM
 	 * bench's harness cost is that of such a program). */
 	bool op_at_run_time;
+	/* The kernel tool's command line for this plan's workload, where the
+	 * tool is not the selftests bench taking our arguments (map_perf_test
+	 * FLAGS TASKS ENTRIES); --dry-run prints it for scripts/vmrun --peer. */
+	void (*command)(const struct plan *plan, char *buf, size_t len);
 };
 
 extern const struct kernel_bench kernel_htab_mem;		/* and rhtab-mem */

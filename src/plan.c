@@ -229,16 +229,22 @@ static void plan_start(const struct options *o, struct plan *p)
 
 /* map_perf_test's shape: a task per online CPU, task i on the i-th, where
  * -p and the pinning options leave it to the row. */
-static void resolve_tasks(const struct options *given, const struct host *host, struct plan *p)
+static int resolve_tasks(const struct options *given, const struct host *host, struct plan *p)
 {
 	if (!p->bench->task_per_cpu)
-		return;
+		return EXIT_OK;
 	if (!given->producers_given)
 		p->producers = host->online_cpus < MAX_PRODUCERS ? host->online_cpus : MAX_PRODUCERS;
+	if (p->producers > host->online_cpus) {
+		mb_err("%s runs a task per CPU, each on its own: -p %d is more than the %d online CPUs",
+		       p->bench->name, p->producers, host->online_cpus);
+		return EXIT_USAGE;
+	}
 	if (p->nr_prod_cpus || p->placement != PLACE_NONE)
-		return;
-	for (int i = 0; i < p->producers && i < host->online_cpus; i++)
+		return EXIT_OK;
+	for (int i = 0; i < p->producers; i++)
 		p->prod_cpus[p->nr_prod_cpus++] = host->online[i];
+	return EXIT_OK;
 }
 
 int plan_resolve(const struct options *given, const struct host *host, struct plan *out)
@@ -255,8 +261,8 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 		mb_err("--all is for mem, not %s", b->name);
 		return EXIT_USAGE;
 	}
-	resolve_tasks(given, host, out);
-	err = resolve_map(given, out) ?: resolve_sizes(given, host, out) ?:
+	err = resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
+	      resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?: cpu_plan(out, host);
 	return err ?: b->family->check(out);
 }

@@ -8,8 +8,19 @@ import numpy as np
 from .model import Run, figure_unit
 
 
-# bpf-hashmap-full-update's kernel line: "3:hash_map_full_perf 20330000 events per sec"
-FULL_PERF = re.compile(r"^(?P<cpu>\d+):hash_map_full_perf (?P<v>\d+) events per sec$")
+# A line per CPU or task: bpf-hashmap-full-update's "3:hash_map_full_perf 20330000
+# events per sec", map_perf_test's "0:hash_map_perf kmalloc 262788 events per sec"
+# and "0:hash_lookup 24567286 lookups per sec"
+PER_TASK = re.compile(r"^(?P<cpu>\d+):(?P<name>\w+(?: [\w-]+)?) (?P<v>\d+) "
+                      r"(?P<what>events|lookups) per sec$")
+# map_perf_test's lookup tests make 64 lookups an event and print lookups
+LOOKUPS_PER_EVENT = 64
+
+
+def task_rate(m):
+    """A PER_TASK line's events per second."""
+    return int(m["v"]) / (LOOKUPS_PER_EVENT if m["what"] == "lookups" else 1)
+
 
 # "Summary: throughput 7.4 ± 0.02 M ops/s (...), latency 134.7 ns/op" and the
 # LPM cover letter's "lookup: throughput 7.423 ± 0.023 M ops/s (...), latency 134.710 ns/op"
@@ -28,7 +39,7 @@ _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 # by its shape (most of its lines are the bench's), never by one word.
 _BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
                          r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s|"
-                         r"\d+:hash_map_full_perf\s)")
+                         r"\d+:\w+(?: [\w-]+)? \d+ (?:events|lookups) per sec)")
 
 
 def looks_like_kernel_log(text):
@@ -45,9 +56,9 @@ def parse_kernel_bench(text, source):
     per producer, as mapbench's figure)."""
     runs = []
     default = Path(source).stem
-    for pattern, scale in ((_LOOKUP_CPU, 1.0), (FULL_PERF, 1e-6)):
-        per_cpu = [float(m["v"]) * scale
-                   for line in text.splitlines() if (m := pattern.match(line.strip()))]
+    for pattern, rate in ((_LOOKUP_CPU, lambda m: float(m["v"])),
+                          (PER_TASK, lambda m: task_rate(m) / 1e6)):
+        per_cpu = [rate(m) for line in text.splitlines() if (m := pattern.match(line.strip()))]
         if per_cpu:
             v = float(np.mean(per_cpu))
             runs.append(Run(source, default, {"source": "kernel-bench"}, {"figure": v},

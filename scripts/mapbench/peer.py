@@ -1,6 +1,9 @@
-"""The kernel's own selftests bench as a peer of mapbench's kernel-named
-benchmarks: built by scripts/kernel-bench, run by scripts/suite on the host
-and by scripts/vmrun in guests."""
+"""The kernel's own tools as peers of mapbench's kernel-named benchmarks:
+the selftests bench (same arguments as ./bench) and samples/bpf
+map_perf_test (the command ./bench --dry-run gives for map-perf-*), built by
+scripts/kernel-bench, run by scripts/suite on the host and by scripts/vmrun
+in guests."""
+import re
 import subprocess
 from pathlib import Path
 
@@ -9,8 +12,9 @@ from .paths import PY, SCRIPTS
 
 
 class Peer:
-    """A built kernel bench: its binary, the benchmarks it has, and the
-    ones this kernel cannot run (kernel-bench's "cannot run here" lines)."""
+    """A built kernel bench: its binary, the benchmarks it has, the ones
+    this kernel cannot run (kernel-bench's "cannot run here" lines), and
+    map_perf_test where the tree has it."""
 
     def __init__(self, src, btf=None):
         argv = [PY, str(SCRIPTS / "kernel-bench"), "--src", str(src)]
@@ -24,12 +28,25 @@ class Peer:
         self.binary = Path(next(line.split(": ", 1)[1] for line in lines
                                 if line.startswith("kernel-bench: /")))
         self.refusals = [line for line in lines if line.startswith("cannot run here")]
+        built = next((line.split(": ", 1)[1] for line in lines
+                      if line.startswith("map_perf_test: /")), None)
+        self.map_perf_test = Path(built) if built else None
         listed = subprocess.run([str(self.binary), "-l"], capture_output=True, text=True).stdout
         self.names = {line[2:].strip() for line in listed.splitlines()
                       if line.startswith("- ") and not line.strip().endswith("-not-built")}
 
     def has(self, argv):
         return benchmark_of(argv) in self.names
+
+    def guest_command(self, argv, plan_text, warmup_s, duration_s):
+        """The peer's command line in a guest for ./bench argv (plan_text:
+        its --dry-run output), or None where no kernel tool has it."""
+        m = re.search(r"^Kernel command: map_perf_test (.*)$", plan_text, re.M)
+        if m:
+            return ["/map_perf_test", *m[1].split()] if self.map_perf_test else None
+        if self.has(argv):
+            return ["/kbench", "-w", str(warmup_s), "-d", str(duration_s), *argv]
+        return None
 
 
 def benchmark_of(argv):

@@ -35,6 +35,14 @@ static int task_lines(const struct run *run, const struct samples *s,
 	return lines;
 }
 
+/* map_perf_test FLAGS TASKS ENTRIES, count left at its default (10,000). */
+static void command(const struct plan *plan, char *buf, size_t len)
+{
+	snprintf(buf, len, "map_perf_test %u %d %ld", plan->bench->flag, plan->producers,
+		 plan->max_entries);
+}
+
 const struct kernel_bench kernel_map_perf_test = {
 	.final_lines = task_lines,
+	.command = command,
 };

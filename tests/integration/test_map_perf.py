@@ -65,9 +65,11 @@ def test_invocation_shapes_name_the_same_test():
     plans = [run_bench(*args, "--dry-run").stdout for args in
              (["map-perf", "4"], ["map-perf", "--flags", "4"], ["map-perf-hash-kmalloc"])]
     assert all(p.startswith("map-perf-hash-kmalloc: valid") for p in plans), plans
-    plan = json.loads(plans[0].split("Plan: ", 1)[1])
+    plan = json.loads(plans[0].split("Plan: ", 1)[1].splitlines()[0])
     assert plan["producers"] == os.cpu_count() and plan["prealloc"] is False
     assert plan["trigger"] == "ksyscall" and plan["max_entries"] == 1000
+    # what scripts/vmrun --peer kernel runs in a guest beside it
+    assert f"Kernel command: map_perf_test 4 {os.cpu_count()} 1000\n" in plans[0]
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -77,6 +79,8 @@ def test_invocation_shapes_name_the_same_test():
     (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
     (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
     (["map-perf", "4", "--loop", "bpf_loop"], "drop --loop"),
+    (["map-perf", "4", "-p", str(os.cpu_count() + 1)], "more than the"),
+    (["map-perf", "4", "-p", "2", "--prod-affinity", "0,0"], "CPUs that differ"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run")

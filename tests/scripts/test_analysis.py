@@ -257,6 +257,13 @@ def test_kernel_bench_text_is_read():
     full = kernel_log.parse_kernel_bench("0:hash_map_full_perf 8711066 events per sec\n"
                                          "1:hash_map_full_perf 9515100 events per sec\n", "f")
     assert full[0].per_producer == pytest.approx([8.711066, 9.5151])
+    # map_perf_test's per-task lines, in events/s: lookups lines count 64 an event
+    mpt = kernel_log.parse_kernel_bench("0:hash_map_perf kmalloc 262788 events per sec\n"
+                                        "1:hash_map_perf kmalloc 257212 events per sec\n", "m")
+    assert mpt[0].metrics["figure"] == pytest.approx(0.26)
+    lookups = kernel_log.parse_kernel_bench("0:hash_lookup 24567296 lookups per sec\n", "h")
+    assert lookups[0].per_producer == pytest.approx([24567296 / 64 / 1e6])
+    assert kernel_log.looks_like_kernel_log("0:lpm_perf kmalloc 901836 events per sec\n")
 
 
 def test_peer_report_sets_the_kernel_bench_beside_mapbench(tmp_path):

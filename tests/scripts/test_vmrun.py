@@ -14,6 +14,7 @@ from conftest import ROOT, run_script, sigint_default
 
 from mapbench import results
 from mapbench.commands import vmrun as vmrun_command
+from mapbench.peer import Peer
 
 VMRUN = ROOT / "scripts" / "vmrun"
 
@@ -50,22 +51,18 @@ def test_config_ids_and_job_order():
         "prefix_len=32,nr_entries=10000,lpm-trie-noop"
 
 
-class FakePeer:
-    """A kernel bench that has htab-mem only."""
-    def has(self, argv):
-        return "htab-mem" in argv
-
-
 def test_the_peer_runs_right_after_each_measured_run_it_has():
     v = vmrun_command
+    # a kernel bench that has htab-mem only
     todo, job = v.job_script([("m", ["htab-mem", "-p", "2"]), ("l", ["htab-lookup"])], 1, 2, 1, 3,
-                             ["--zero-seed"], FakePeer())
+                             ["--zero-seed"], {0: ["/kbench", "-w", "1", "-d", "3", "htab-mem",
+                                                   "-p", "2"]})
     # Not after warmups; interleaved with mapbench's runs of the same round.
     assert [n for n, _ in todo] == ["0:w0", "1:w0", "0:r0", "0:r0:k", "1:r0", "0:r1", "0:r1:k",
                                     "1:r1"]
     lines = job.splitlines()
     # The kernel's bench gets the same arguments and none of mapbench's own options.
-    assert lines[3] == "peer 0:r0:k -w 1 -d 3 htab-mem -p 2"
+    assert lines[3] == "peer 0:r0:k /kbench -w 1 -d 3 htab-mem -p 2"
     assert lines[2] == "run 0:r0 -w 1 -d 3 --zero-seed htab-mem -p 2"
 
 
@@ -316,3 +313,18 @@ def test_placements_in_a_guest_with_two_ccx(root, debian_6_12, tmp_path):
     assert l0 != l1                         # two LLCs
     (l0, c0), (l1, c1) = placed("smt-pairs")
     assert (l0, c0) == (l1, c1)             # the two threads of one core
+
+
+def test_each_configuration_gets_the_kernel_tool_that_has_it(tmp_path):
+    """The selftests bench takes ./bench's arguments; map_perf_test takes the
+    command ./bench --dry-run gives for map-perf-*; others get none."""
+    peer = Peer.__new__(Peer)
+    peer.names, peer.map_perf_test = {"htab-mem"}, tmp_path / "map_perf_test"
+    plan = "map-perf-hash-kmalloc: valid\nPlan: {}\nKernel command: map_perf_test 4 1 1000\n"
+    assert peer.guest_command(["map-perf", "4", "-p", "1"], plan, 1, 2) == \
+        ["/map_perf_test", "4", "1", "1000"]
+    assert peer.guest_command(["htab-mem", "-p", "2"], "htab-mem-overwrite: valid\n", 1, 2) == \
+        ["/kbench", "-w", "1", "-d", "2", "htab-mem", "-p", "2"]
+    assert peer.guest_command(["htab-lookup"], "htab-lookup: valid\n", 1, 2) is None
+    peer.map_perf_test = None       # a tree without samples/bpf/map_perf_test
+    assert peer.guest_command(["map-perf", "4"], plan, 1, 2) is None

@@ -11,7 +11,8 @@ bpftool; vmlinux.h from --btf, default the running kernel's; the BPF
 programs with clang; the skeletons), and only the objects of the map
 benchmarks the tree has (htab-mem, bpf-hashmap-*, lpm-trie-*, and the rhtab
 names where the tree has them), linked statically so that scripts/vmrun
---peer kernel can run it in guests. bench.c names every benchmark of the suite,
+--peer kernel can run it in guests; and samples/bpf map_perf_test, the peer
+of map-perf-*, with the same libbpf and vmlinux.h. bench.c names every benchmark of the suite,
 so the others are linked as stubs named NAME-not-built. The build lives in
 build/kernel-bench/TREE/ (with a copy of the tree: the selftests
 Makefile writes into its own tree) and is reused. Benchmarks whose programs attach
@@ -137,6 +138,40 @@ def build(tree, btf):
     return binary, benches
 
 
+def build_map_perf_test(copy, out):
+    """samples/bpf map_perf_test from the copy of the tree, with the libbpf
+    and vmlinux.h the selftests build made, linked statically for guests:
+    OUT/map_perf_test and the OUT/map_perf_test.bpf.o it opens beside
+    itself. None where the tree has no map_perf_test."""
+    samples = copy / "samples" / "bpf"
+    binary = out / "map_perf_test"
+    if not (samples / "map_perf_test_user.c").exists():
+        return None
+    if binary.exists():
+        return binary
+    log = out / "build.log"
+    # its program includes <errno.h> for ENOENT; glibc's needs a multilib
+    # under --target=bpf, so it gets the kernel's errno values instead
+    shim = out / "map-perf-shim"
+    shim.mkdir(exist_ok=True)
+    (shim / "errno.h").write_text("#include <asm-generic/errno-base.h>\n")
+    libbpf = next(out.glob("tools/build/libbpf/libbpf.a"))
+    for argv in (["clang", "-g", "-O2", "--target=bpf", "-D__TARGET_ARCH_x86",
+                  "-Wno-compare-distinct-pointer-types", f"-I{shim}",
+                  # the selftests build's vmlinux.h and libbpf headers
+                  f"-I{out / 'tools/include'}", f"-I{copy / 'include/uapi'}",
+                  "-idirafter", "/usr/include", "-c", str(samples / "map_perf_test.bpf.c"),
+                  "-o", str(out / "map_perf_test.bpf.o")],
+                 ["gcc", "-O2", "-static", f"-I{copy / 'tools/include/uapi'}",
+                  f"-I{out / 'tools/include'}", str(samples / "map_perf_test_user.c"),
+                  str(libbpf), "-lelf", "-lz", "-o", str(binary) + ".tmp"]):
+        with open(log, "a") as f:
+            if subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT).returncode:
+                fail(log, "building map_perf_test failed")
+    os.replace(str(binary) + ".tmp", binary)
+    return binary
+
+
 def fentry_programs(out):
     """{program object: fentry sections} of the built BPF objects."""
     found = {}
@@ -180,12 +215,14 @@ def main(argv=None):
     check_tools()
     tree = kernelsrc.pristine_tree(kernelsrc.source_path(args.src, "kernel-bench"), "kernel-bench")
     binary, benches = build(tree, args.btf)
+    map_perf_test = build_map_perf_test(binary.parent / "src", binary.parent)
     if args.bench_args:
         mount_tracefs()
         sys.stdout.flush()
         os.execv(str(binary), [str(binary), *args.bench_args])
     print(f"kernel-bench: {binary}")
     print(f"built: {', '.join(b.removeprefix('bench_') for b in benches)}")
+    print(f"map_perf_test: {map_perf_test or 'not in this tree'}")
     refused = fentry_refused()
     for prog, secs in fentry_programs(binary.parent).items():
         if refused:

@@ -140,11 +140,11 @@ symbols() {
 	cat /proc/kallsyms > /dev/ttyS1
 	echo MAPBENCH-SYMBOLS
 }
-# --peer kernel: the kernel's own bench with the same arguments, its output sent back
+# --peer kernel: the kernel's own tool (its command line given), its output sent back
 peer() {
 	name=$1; shift
 	echo "MAPBENCH-RUN $name"
-	/kbench "$@" > /tmp/k.log 2>&1
+	"$@" > /tmp/k.log 2>&1
 	rc=$?
 	printf '\nMAPBENCH-FILE %s %s\n' "$name" "$(wc -c < /tmp/k.log)" > /dev/ttyS1
 	cat /tmp/k.log > /dev/ttyS1
@@ -200,37 +200,45 @@ def config_id(argv, valued):
     return re.sub(r"[^A-Za-z0-9_.,=+-]+", "_", ",".join(out))
 
 
-def job_script(configs, warmup_runs, runs, warmup_s, duration_s, extra=(), peer=None):
+def job_script(configs, warmup_runs, runs, warmup_s, duration_s, extra=(), peer_cmds=None):
     """[(name, argv)] in boot order and the shell lines that run them (each
-    with the extra ./bench options). A measured run of a configuration the
-    peer has is followed by the peer's run of it, named NAME:k."""
+    with the extra ./bench options). peer_cmds: {configuration index: the
+    kernel tool's command line}; a measured run of such a configuration is
+    followed by the tool's run of it, named NAME:k."""
+    peer_cmds = peer_cmds or {}
     todo = [(f"{i}:w{k}", argv) for k in range(warmup_runs) for i, (_, argv) in enumerate(configs)]
     for k in range(runs):
         for i, (_, argv) in enumerate(configs):
             todo.append((f"{i}:r{k}", argv))
-            if peer and peer.has(argv):
-                todo.append((f"{i}:r{k}:k", argv))
-    lines = [f"{'peer' if is_peer(name) else 'run'} {shlex.quote(name)} -w {warmup_s} "
-             f"-d {duration_s} "
-             + " ".join(shlex.quote(a) for a in [*([] if is_peer(name) else extra), *argv])
-             for name, argv in todo]
-    return todo, "\n".join(lines) + "\n"
+            if i in peer_cmds:
+                todo.append((f"{i}:r{k}:k", peer_cmds[i]))
+
+    def line(name, argv):
+        if is_peer(name):
+            return f"peer {shlex.quote(name)} " + " ".join(map(shlex.quote, argv))
+        return (f"run {shlex.quote(name)} -w {warmup_s} -d {duration_s} "
+                + " ".join(shlex.quote(a) for a in [*extra, *argv]))
+    return todo, "\n".join(line(name, argv) for name, argv in todo) + "\n"
 
 
 def is_peer(name):
     return name.endswith(":k")
 
 
-def make_initramfs(dest, job, kbench=None):
+def make_initramfs(dest, job, peer=None):
     """A gzip'd newc cpio: /init, busybox, the static bench (and the
-    kernel's, as /kbench) and the job."""
+    kernel's tools: its bench as /kbench, /map_perf_test beside its BPF
+    object) and the job."""
     with tempfile.TemporaryDirectory(prefix="mapbench-initramfs-") as d:
         root = Path(d)
         (root / "bin").mkdir()
         shutil.copy2(BUSYBOX, root / "bin" / "busybox")
         shutil.copy2(STATIC_BENCH, root / "bench")
-        if kbench:
-            shutil.copy2(kbench, root / "kbench")
+        if peer:
+            shutil.copy2(peer.binary, root / "kbench")
+        if peer and peer.map_perf_test:
+            shutil.copy2(peer.map_perf_test, root / "map_perf_test")
+            shutil.copy2(peer.map_perf_test.with_suffix(".bpf.o"), root / "map_perf_test.bpf.o")
         (root / "init").write_text(INIT)
         (root / "init").chmod(0o755)
         (root / "job.sh").write_text(job)
@@ -797,13 +805,17 @@ def main(argv=None):
         valued = valued_options()
         configs = [(config_id(shlex.split(b), valued), shlex.split(b)) for b in args.bench]
     # checked against the guest's CPUs (--smp), not this machine's
+    plans = []
     for cid, argv in configs:
         proc = subprocess.run([str(STATIC_BENCH), "--dry-run", "--guest-cpus", str(args.smp)] +
                               argv, capture_output=True, text=True)
         if proc.returncode:
             cli.die(f"{cid}: {proc.stderr.strip()}", cli.EXIT_USAGE)
+        plans.append(proc.stdout)
     plan = Plan(args, [k.resolve() for k in args.kernel], labels, configs)
     peer = Peer(args.kernel_src, peer_btf(args)) if args.peer else None
+    peer_cmds = {i: cmd for i, (_, argv) in enumerate(configs) if peer and
+                 (cmd := peer.guest_command(argv, plans[i], args.warmup, args.duration))}
     start = time.monotonic()
 
     def progress(text):
@@ -823,18 +835,17 @@ def main(argv=None):
         # ours would make the two tools walk different bucket chains.
         zero_seed = plan.clock == "icount" and not peer
         todo, job = job_script(configs, args.warmup_runs, args.runs, args.warmup, args.duration,
-                               ["--zero-seed"] if zero_seed else [], peer)
+                               ["--zero-seed"] if zero_seed else [], peer_cmds)
         job = ("symbols\n" if args.profile else "") + job
-        make_initramfs(initrd, job, peer.binary if peer else None)
+        make_initramfs(initrd, job, peer)
         if accel == "tcg":
             print(TCG_WARNING.format(why), file=sys.stderr)
         print(f"{len(plan.boots)} boots ({args.boots} per kernel, {args.order}), "
               f"{len(configs)} configurations x ({args.warmup_runs} warmup + {args.runs}) runs "
               f"each, {accel}, {plan.clock} clock, {args.smp} vCPU, {args.mem} MiB", flush=True)
         if peer:
-            print(f"--peer kernel: {peer.binary} after each measured run of "
-                  f"{sum(peer.has(argv) for _, argv in configs)} configurations, hash seeds "
-                  "random in both", flush=True)
+            print(f"--peer kernel: the kernel's tool after each measured run of "
+                  f"{len(peer_cmds)} configurations, hash seeds random in both", flush=True)
         if plan.machine:
             print(f"{ICOUNT_NOTE}; cache model {plan.machine.name} on QEMU {plan.qemu_version} "
                   f"({cachemodel.LEAVES_OUT})", flush=True)
