@@ -298,7 +298,7 @@ struct figure_desc figure_of(const struct bench *b)
 	case FIG_EVENTS_PER_PROD:
 		return (struct figure_desc){ "events per producer", "M events/s", "in-kernel", 1 };
 	case FIG_EVENTS_PER_TASK:
-		return (struct figure_desc){ "events per sec", "events/s", "wall", 1e6 };
+		return (struct figure_desc){ "events per task", "events/s", "wall", 1e6 };
 	case FIG_BYTES:
 		return (struct figure_desc){ "bytes per element", "B", "none", 1 };
 	case FIG_KERNEL:
