@@ -241,3 +241,42 @@ def too_few(c, min_runs):
         return ""
     more = min_runs - min(len(c.a), len(c.b))
     return f"too few runs ({len(c.a)}/{len(c.b)} of {min_runs} a side: {more} more)"
+
+
+@dataclass
+class Geomean:
+    """One number for a table: the geometric mean of its after/before ratios
+    (oriented so that above 1 is better where the rows' directions differ),
+    as a percent change, with a confidence interval."""
+    delta_pct: float
+    ci_low: float
+    ci_high: float
+    n: int
+    oriented: bool
+
+
+def geomean(comps, level=0.95):
+    """The Geomean of comparisons whose means are positive, or None. Each
+    row's log ratio has the delta method's variance, var(b)/(n_b mean_b^2) +
+    var(a)/(n_a mean_a^2); their mean's CI is normal on the log scale."""
+    rows = [c for c in comps if len(c.a) and len(c.b) and c.a.mean() > 0 and c.b.mean() > 0]
+    if not rows:
+        return None
+    oriented = len({c.direction for c in rows}) > 1
+    logs, var = [], 0.0
+    for c in rows:
+        sign = c.direction if oriented else 1
+        logs.append(sign * math.log(c.b.mean() / c.a.mean()))
+        for side in (c.a, c.b):
+            if len(side) > 1:
+                var += side.var(ddof=1) / (len(side) * side.mean() ** 2)
+    mean = float(np.mean(logs))
+    half = stats.norm.ppf(0.5 + level / 2) * math.sqrt(var) / len(rows)
+    return Geomean((math.exp(mean) - 1) * 100, (math.exp(mean - half) - 1) * 100,
+                   (math.exp(mean + half) - 1) * 100, len(rows), oriented)
+
+
+def geomean_text(g):
+    """"geomean -0.36% [-0.50, -0.21]% over 4" for a summary line."""
+    return (f"geomean {g.delta_pct:+.2f}% [{g.ci_low:+.2f}, {g.ci_high:+.2f}]% over {g.n}"
+            + (" (oriented: + is better)" if g.oriented else ""))

@@ -214,10 +214,12 @@ def test_htab_mem_report_is_the_seed_table(tmp_path):
                       params={"map": "htab", "prealloc": prealloc}, figure=kps)
     proc = script("report", tmp_path / "a", tmp_path / "b")
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()[-4:]
+    lines = proc.stdout.splitlines()[-5:]
     assert lines[0].startswith("Benchmark (all in k/s per-prod-op, higher is better) |")
     assert lines[2].startswith("prealloc overwrite")
     assert lines[3].startswith("normal overwrite") and "+12.33%" in lines[3]
+    # sqrt(119/117 x 82/73) - 1
+    assert lines[4].startswith("geomean of 2") and "+6.89%" in lines[4]
 
 
 def test_gate_tool_errors_exit_3(tmp_path, slowdown):
@@ -585,3 +587,49 @@ def test_rhtab_report_prints_seed_004s_three_tables_and_a_computed_summary(tmp_p
         assert expected in out, (expected, out)
     two = script("report", tmp_path / "set", tmp_path / "set", "--style", "rhtab")
     assert two.returncode == 64 and "one set" in two.stderr
+
+
+def test_one_number_per_table_is_the_geometric_mean_of_the_ratios(tmp_path):
+    """Known answer: ratios 0.9 and 1.1 give sqrt(0.99) - 1 = -0.50%, in the
+    compare table, its JSON, the report's delta table and the gate's line;
+    with noise, its interval holds the answer and has a width."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    for bench, before, after in (("htab-lookup", 100, 90), ("htab-update", 100, 110)):
+        write_set(a, bench, [before] * 5)
+        write_set(b, bench, [after] * 5)
+    table = script("compare", a, b).stdout
+    row = next(line for line in table.splitlines() if line.startswith("geomean of 2"))
+    assert "-0.50%" in row and "[-0.5, -0.5]%" in row
+    doc = json.loads(script("compare", a, b, "--json").stdout)["geomean"]
+    assert doc["delta_pct"] == pytest.approx((0.99 ** 0.5 - 1) * 100) and doc["n"] == 2
+    assert "geomean of 2" in script("report", a, b).stdout
+    assert "geomean -0.50% [-0.50, -0.50]% over 2" in script("gate", a, b).stdout
+    noisy_a, noisy_b = tmp_path / "na", tmp_path / "nb"
+    for bench, after, seed in (("htab-lookup", 90, 1), ("htab-update", 110, 2)):
+        write_set(noisy_a, bench, noisy(100, 0.02, 8, seed))
+        write_set(noisy_b, bench, noisy(after, 0.02, 8, seed + 10))
+    g = json.loads(script("compare", noisy_a, noisy_b, "--json").stdout)["geomean"]
+    assert g["ci_low"] < g["delta_pct"] < g["ci_high"] and g["ci_high"] - g["ci_low"] > 0.5
+    assert g["ci_low"] < -0.5 < g["ci_high"]
+
+
+def test_a_curve_takes_any_parameter_and_three_ranges(tmp_path):
+    from mapbench.commands import plot as plot_command
+    ranges = plot_command.split_ranges([1, 10, 1000000])
+    assert [tuple(round(x) for x in r) for r in ranges] == [(1, 100), (100, 10000),
+                                                           (10000, 1000000)]
+    assert [plot_command.short(v) for v in (7, 4642, 21544, 1000000)] == \
+        ["7.0", "4.6K", "22K", "1.0M"]
+    d = tmp_path / "sweep"
+    for key in (8, 16, 32):
+        write_set(d / f"k{key}", "htab-lookup", [10.0 - key / 10] * 2,
+                  params={"map": "htab", "max_entries": 1000, "nr_entries": 1000,
+                          "key_size": key})
+    for args in (["--x", "key_size", "--xscale", "lin", "--y2", "latency"],
+                 ["--x", "key_size", "--xscale", "split"]):
+        proc = script("plot", d, *args, "--out", tmp_path / "plots", "--name", "k")
+        assert proc.returncode == 0, proc.stderr
+        assert (tmp_path / "plots" / "k.png").stat().st_size > 1000
+    bad = script("plot", d, "--x", "no_such", "--out", tmp_path / "plots")
+    assert bad.returncode == 64 and "--x no_such names no parameter" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

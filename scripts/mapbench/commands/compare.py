@@ -83,9 +83,11 @@ def main(argv=None):
                 f"({policy['default']['metric']})")
     rules = policy["default"]
     if args.json:
+        g = stats.geomean(comps)
         output.print_json([output.comparison_json(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])
                            for c in comps], tool="compare", test=rules["test"], alpha=rules["alpha"],
-                          clock=clock, min_effect_pct=rules["threshold_pct"])
+                          clock=clock, min_effect_pct=rules["threshold_pct"],
+                          geomean=vars(g) if g else None)
         return 0
     floor = noise_floor.noise_floor_of(args.noise_floor, comps, cpu_of(a))
     print_table(comps, policy, floor, args)
@@ -131,6 +133,12 @@ def print_table(comps, policy, floor, args):
                      output.fmt_num(c.p_adj, 4), f"{output.fmt_num(c.mde, 1)}%"] +
                     ([f"±{floor[c.key]:.1f}%" if c.key in floor else "-"] if floor else []) +
                     [c.result])
+    g = stats.geomean(comps)
+    if g and len(comps) > 1:
+        rows.append([f"geomean of {g.n}"] + ([] if one_kind else ["ratio"]) +
+                    ["-", "-", f"{g.delta_pct:+.2f}%", f"[{g.ci_low:+.1f}, {g.ci_high:+.1f}]%",
+                     "-", "-"] + (["-"] if floor else []) +
+                    ["oriented: + is better" if g.oriented else ""])
     unit, dirn = next(iter(kinds))
     metric = comps[0].metric if len({c.metric for c in comps}) == 1 else "metric"
     first = f"Benchmark ({metric}: {unit}, {model.better(dirn)})" if one_kind else \

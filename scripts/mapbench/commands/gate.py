@@ -39,7 +39,7 @@ comparisons), Holm's strictest step, with the given power.
 """
 import argparse
 
-from .. import cli, model, output, results, verdict, where
+from .. import cli, model, output, results, stats, verdict, where
 
 
 def judge(a, b, policy, clock, ignore=()):
@@ -135,7 +135,9 @@ def main(argv=None):
     print({cli.EXIT_PASS: "gate: pass",
            cli.EXIT_REGRESSION: f"gate: FAIL, {verdicts.count(verdict.REGRESSION)} regression(s)",
            cli.EXIT_INCONCLUSIVE: "gate: inconclusive"}[status] +
-          (f" ({len(rows)} benchmarks)" if passed == len(rows) else
-           f" (none of {len(rows)} passed)" if not passed else
-           f" ({passed} of {len(rows)} passed)"))
+          (f" ({len(rows)} benchmarks" if passed == len(rows) else
+           f" (none of {len(rows)} passed" if not passed else
+           f" ({passed} of {len(rows)} passed") +
+          (f"; {stats.geomean_text(g)})" if len(comps) > 1 and (g := stats.geomean(comps))
+           else ")"))
     return status

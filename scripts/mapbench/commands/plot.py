@@ -5,6 +5,9 @@
   plot SET [--by map]            the figure (or --metric M) against nr-entries, log x,
                                  one line per benchmark and map type, error bars = stddev;
                                  configurations measured at one size only are named, left out
+       [--x PARAM] [--xscale log|lin|split] [--y2 METRIC]
+                                 another parameter on x (a sweep's); a linear axis, or three
+                                 linear panels (small/medium/large); a second metric on y2
   plot BEFORE AFTER              the same, both sets: a colour per line, a dash per set
   plot BEFORE AFTER --kind delta delta % per benchmark with its 95% CI and the noise band;
                                  intervals from fewer than --min-runs runs a side are hollow
@@ -62,48 +65,94 @@ def axis_range(values):
     return f"[{min(values) / 1.5:g}:{max(values) * 1.5:g}]"
 
 
-def curve(a, b, args):
-    metric = args.metric
-    unit = model.unit_of(a + (b or []), metric)
-    names = [set_name(args.before)] + ([set_name(args.after)] if b else [])
+def curve_series(a, b, metric, x, by):
+    """{(line, side): {x value: [metric of each run]}} of the runs that have both."""
     series = {}
     for side, runs in enumerate((a, b or [])):
         for r in runs:
-            if metric not in r.metrics or "nr_entries" not in r.params:
+            if metric not in r.metrics or x not in r.params:
                 continue
-            line = f"{r.benchmark} {args.by}={r.params.get(args.by)}"
-            series.setdefault((line, side), {}).setdefault(r.params["nr_entries"], []).append(
+            line = f"{r.benchmark} {by}={r.params.get(by)}"
+            series.setdefault((line, side), {}).setdefault(r.params[x], []).append(
                 r.metrics[metric])
-    # A curve needs two sizes: single points are named and left out.
-    single = sorted({f"{line} (nr-entries {next(iter(pts))})"
+    return series
+
+
+def short(v):
+    """4642 -> 4.6K, 1000000 -> 1M: ./bench's suffixes."""
+    for div, suffix in ((1e6, "M"), (1e3, "K"), (1, "")):
+        if v >= div or div == 1:
+            return f"{v / div:.{0 if v / div >= 10 else 1}f}{suffix}"
+
+
+def split_ranges(xs):
+    """Small, medium and large x ranges: the log span cut in three."""
+    lo, hi = np.log10(min(xs)), np.log10(max(xs))
+    cuts = [10 ** (lo + (hi - lo) * k / 3) for k in range(4)]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def curve(a, b, args):
+    metric, x = args.metric, args.x
+    if not any(x in r.params for r in a + (b or [])):
+        have = sorted({p for r in a + (b or []) for p, v in r.params.items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        cli.die(f"--x {x} names no parameter of these results; they have {', '.join(have)}",
+                cli.EXIT_USAGE)
+    unit = model.unit_of(a + (b or []), metric)
+    names = [set_name(args.before)] + ([set_name(args.after)] if b else [])
+    series = curve_series(a, b, metric, x, args.by)
+    # A curve needs two points: single points are named and left out.
+    single = sorted({f"{line} ({x} {next(iter(pts))})"
                      for (line, _), pts in series.items() if len(pts) < 2})
     curves = {k: v for k, v in series.items() if len(v) > 1}
     if not curves:
-        cli.die(f"no configuration measured at two nr-entries or more ({metric}); "
+        cli.die(f"no configuration measured at two {x} or more ({metric}); "
                 "--kind summary shows every configuration")
     for s_ in single:
-        print(f"note: left out {s_}: measured at one map size only (--kind summary shows it)")
+        print(f"note: left out {s_}: measured at one {x} only (--kind summary shows it)")
+    second = curve_series(a, b, args.y2, x, args.by) if args.y2 else {}
     colours = {line: i + 1 for i, line in enumerate(sorted({line for line, _ in curves}))}
     data, plots = {}, []
     for i, ((line, side), points) in enumerate(sorted(curves.items())):
-        rows = [f"{nr} {np.mean(v)} {np.std(v, ddof=1) if len(v) > 1 else 0}"
-                for nr, v in sorted(points.items())]
+        rows = [f"{v} {np.mean(m)} {np.std(m, ddof=1) if len(m) > 1 else 0}"
+                for v, m in sorted(points.items())]
         data[f"s{i}.dat"] = "\n".join(rows) + "\n"
         title = f"{names[side]}: {line}" if b else line
         plots.append(f"'s{i}.dat' using 1:2:3 with yerrorlines lw 2 lc {colours[line]} "
                      f"dt {side + 1} title {quoted(title)}")
-    xs = [nr for pts in curves.values() for nr in pts]
-    body = f"""set title {quoted(args.title or f'{metric} against map size')} noenhanced
-set logscale x 10
-set xrange {axis_range(xs)}
-set xlabel 'entries in the map (nr-entries, log scale)'
-set ylabel '{metric} ({unit}), mean ± stddev of runs' noenhanced
+        if (line, side) in second:
+            rows = [f"{v} {np.mean(m)}" for v, m in sorted(second[(line, side)].items())]
+            data[f"y{i}.dat"] = "\n".join(rows) + "\n"
+            plots.append(f"'y{i}.dat' using 1:2 axes x1y2 with linespoints pt 6 lc "
+                         f"{colours[line]} dt 3 title {quoted(f'{title}: {args.y2} (right)')}")
+    xs = [v for pts in curves.values() for v in pts]
+    head = f"""set ylabel '{metric} ({unit}), mean ± stddev of runs' noenhanced
 set grid
 set offsets 0, 0, graph 0.05, graph 0.05
 set yrange [0:*]
-set key below noenhanced
-plot {', '.join(plots)}"""
-    return body, data
+set key below noenhanced"""
+    if args.y2:
+        head += (f"\nset y2label '{args.y2} ({model.unit_of(a + (b or []), args.y2)})' "
+                 "noenhanced\nset y2tics\nset y2range [0:*]")
+    title = quoted(args.title or f"{metric} against {x}")
+    if args.xscale != "split":
+        scale = "set logscale x 10" if args.xscale == "log" else "unset logscale x"
+        rng = axis_range(xs) if args.xscale == "log" else f"[{min(xs):g}:{max(xs):g}]"
+        return (f"set title {title} noenhanced\n{scale}\nset xrange {rng}\n"
+                f"set xlabel '{x} ({args.xscale} scale)' noenhanced\n{head}\n"
+                f"plot {', '.join(plots)}"), data
+    panels = []
+    for i, (name, (lo, hi)) in enumerate(zip(("small", "medium", "large"), split_ranges(xs))):
+        panels.append(("" if i == 0 else "unset key\n") +
+                      f"set title '{name}: {x} {short(lo)} to {short(hi)}' noenhanced\n"
+                      f"set xrange [{lo:g}:{hi:g}]\nplot {', '.join(plots)}")
+    # one key under the three panels; tick labels in k and M so that they fit
+    return (f"set multiplot layout 1,3 title {title} noenhanced\nunset logscale x\n"
+            f"set xlabel '{x} (linear)' noenhanced\nset format x '%.1s%c'\n"
+            f"set xtics rotate by -45\n{head}\nset bmargin 8\n"
+            "set key at screen 0.5, 0.02 center bottom horizontal\n"
+            + "\n".join(panels) + "\nunset multiplot"), data
 
 
 def slug(text):
@@ -283,6 +332,12 @@ def main(argv=None):
                     help="delta: fewer runs a side than this draw a hollow point "
                          "(default 5; 2 on the icount clock)")
     ap.add_argument("--by", default="map", help="curve: parameter that names the lines")
+    ap.add_argument("--x", default="nr_entries", help="curve: the parameter on the x axis")
+    ap.add_argument("--xscale", choices=["log", "lin", "split"], default="log",
+                    help="curve: log (default), linear, or three linear panels (small, "
+                         "medium, large ranges)")
+    ap.add_argument("--y2", choices=sorted(model.METRICS),
+                    help="curve: a second metric on the right axis (e.g. llc_misses)")
     ap.add_argument("--title")
     ap.add_argument("--out", default=str(ROOT / "plots"), help="folder (default plots/)")
     ap.add_argument("--name", help="file name without extension (default: SET[-vs-AFTER]-KIND)")

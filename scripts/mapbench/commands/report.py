@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import calibration, cli, kernel_log, model, output, results, verdict, where
+from .. import calibration, cli, kernel_log, model, output, results, stats, verdict, where
 
 
 def si(n):
@@ -155,6 +155,11 @@ def delta_table(a, b, args):
     rows = [[seed_label(c.key, varying)] + ([] if one_unit else [units[c.key]]) +
             [mean_sd(c.a, scale, 2), mean_sd(c.b, scale, 2), f"{c.delta_pct:+.2f}%"]
             for c in comps]
+    g = stats.geomean(comps)
+    if g and len(comps) > 1:
+        rows.append([f"geomean of {g.n}{' (+ is better)' if g.oriented else ''}"] +
+                    ([] if one_unit else ["ratio"]) + ["", "", f"{g.delta_pct:+.2f}% "
+                    f"[{g.ci_low:+.1f}, {g.ci_high:+.1f}]"])
     dirs = {c.direction for c in comps}
     said = [f"all in {next(iter(units.values()))}"] if one_unit else []
     said += [model.better(dirs.pop())] if len(dirs) == 1 else []
