@@ -7,6 +7,8 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
+
 from . import cli, model
 from .paths import ROOT
 
@@ -48,6 +50,43 @@ def configurations(suite, subst=None):
     if dup:
         raise model.InputError(f"configurations named twice: {sorted(dup)}")
     return out
+
+
+SWEEP = re.compile(r"(?P<name>[\w-]+)=(?P<lo>\d+[KkMm]?)\.\.(?P<hi>\d+[KkMm]?)"
+                   r"(?::(?P<scale>log|lin))?:(?P<n>\d+)")
+
+
+def count_value(text):
+    """1K -> 1000, 1M -> 1000000 (./bench's suffixes)."""
+    mul = {"k": 1000, "m": 1000000}.get(text[-1].lower(), 1)
+    return int(text.rstrip("KkMm")) * mul
+
+
+def sweep_points(spec):
+    """"nr_entries=1..1M:log:60" -> ("nr_entries", [1, 2, ...]): N points from
+    LO to HI, both kept, spaced evenly (lin) or evenly in log (log, the
+    default), rounded to whole numbers, repeats dropped. InputError if the
+    spec is not one or gives no points."""
+    m = SWEEP.fullmatch(spec)
+    if not m:
+        raise model.InputError(f"--param '{spec}': give NAME=LO..HI[:log|:lin]:N, e.g. "
+                               "nr_entries=1..1M:log:60")
+    lo, hi, n = count_value(m["lo"]), count_value(m["hi"]), int(m["n"])
+    if n < 1 or lo > hi or (m["scale"] != "lin" and lo < 1):
+        raise model.InputError(f"--param '{spec}' gives no points: N at least 1, LO at most HI, "
+                               "and LO at least 1 on a log scale")
+    space = np.linspace if m["scale"] == "lin" else np.geomspace
+    points = space(lo, hi, n) if n > 1 else np.array([lo])
+    return m["name"], sorted({int(round(v)) for v in points})
+
+
+def sweep_suite(bench, spec, extra, runs, warmup, duration):
+    """A suite, in memory, of one benchmark over the points of --param."""
+    name, points = sweep_points(spec)
+    return {"name": f"sweep-{bench}-{name}", "runs": runs, "warmup": warmup,
+            "duration": duration, "description": f"{bench} over {spec}",
+            "configs": [{"id": "sweep", "args": [bench, *extra],
+                         "each": {f"--{name}": [str(p) for p in points]}}]}
 
 
 def plan(configs, runs, order="round-robin", seed=1):

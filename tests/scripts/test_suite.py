@@ -10,6 +10,7 @@ import pytest
 
 from conftest import ROOT, sigint_default
 
+from mapbench import model, results, suites
 from mapbench.commands import suite as suite_command
 
 SUITE = ROOT / "scripts" / "suite"
@@ -166,3 +167,43 @@ def test_ab_runs_two_builds_of_the_bench(root, tmp_path):
     assert proc.returncode in (0, 1, 2), proc.stderr
     assert f"B: {other} noop" in proc.stdout
     assert [len(list((tmp_path / "builds" / s).glob("run-*.json"))) for s in "ab"] == [2, 2]
+
+
+def test_sweep_points_are_spaced_as_asked():
+    points = suites.sweep_points
+    assert points("nr_entries=1..1M:log:7") == ("nr_entries", [1, 10, 100, 1000, 10000, 100000,
+                                                                1000000])
+    assert points("nr_entries=1..10:lin:4") == ("nr_entries", [1, 4, 7, 10])
+    assert points("max-entries=1K..1K:3") == ("max-entries", [1000])     # repeats dropped
+    assert points("nr_entries=1..3:log:60")[1] == [1, 2, 3]
+    name, sixty = points("nr_entries=1..1M:log:60")
+    assert len(sixty) > 45 and sixty[0] == 1 and sixty[-1] == 1000000
+    for bad in ("nr_entries", "nr_entries=5..1:log:3", "nr_entries=0..9:log:3",
+                "nr_entries=1..9:log:0", "=1..9:3"):
+        with pytest.raises(model.InputError):
+            points(bad)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--param", "nr_entries=5..1:log:3"], "gives no points"),
+    (["--param", "nr_entries=1..9"], "give NAME=LO..HI"),
+    (["--param", "no-such-option=1..9:2"], "unknown option"),
+])
+def test_a_sweep_with_no_points_is_one_line_and_exit_64(tmp_path, args, needle):
+    proc = script("sweep", "lpm-trie-lookup", *args, "--label", tmp_path / "s")
+    assert proc.returncode == 64 and needle in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "s").exists()
+
+
+def test_bench_arguments_go_with_sweep_only(tmp_path):
+    proc = script("run", "quick", "--label", tmp_path / "q", "--", "-p", "2")
+    assert proc.returncode == 64 and "goes with sweep" in proc.stderr
+
+
+def test_a_sweep_over_three_points_end_to_end(root, tmp_path):
+    proc = script("sweep", "lpm-trie-lookup", "--param", "nr_entries=1K..100K:log:3",
+                  "--label", tmp_path / "s", "-w", "0", "-d", "1", "--", "--prefix_len=32")
+    assert proc.returncode == 0, proc.stderr
+    runs = results.load_path(tmp_path / "s")
+    assert sorted(r.params["nr_entries"] for r in runs) == [1000, 10000, 100000]
+    assert {r.params["prefix_len"] for r in runs} == {32}

@@ -8,6 +8,11 @@ several times, interleaved, one result file per run under results/LABEL/.
            [--order round-robin|random] [--peer kernel --kernel-src SRC]
                                       run it; resumes when LABEL already has runs
                                       made with the same settings
+  suite sweep BENCH --param NAME=LO..HI[:log|:lin]:N --label LABEL [--runs N]
+           [-w SEC] [-d SEC] [-- ./bench ARGS]
+                                      one benchmark over N values of one option,
+                                      without a suite file: a run of the suite
+                                      "sweep" (log spacing unless :lin)
   suite ab --a "ARGS" --b "ARGS" --label LABEL --until-mde PCT [--max-runs N]
            [--a-bench PATH --b-bench PATH]
                                       A and B interleaved until the runs can
@@ -57,11 +62,12 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from .. import cli, model, output, results, stats
-from ..suites import (SUITES, configurations, figure_text, fmt_time, load_suite, plan,
+from ..suites import (SUITES, configurations, sweep_suite, figure_text, fmt_time, load_suite, plan,
                       run_file, status_of)
 from ..peer import Peer, figure_text as peer_figure_text
 from ..paths import PY, ROOT, SCRIPTS
@@ -167,8 +173,23 @@ def prepare_folder(label_dir, settings, fresh):
     manifest.write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
 
-def cmd_run(args):
-    suite = load_suite(args.suite)
+def cmd_sweep(args):
+    extra = args.bench_args
+    try:
+        suite = sweep_suite(args.bench, args.param, extra, args.runs or 1,
+                            1 if args.warmup is None else args.warmup,
+                            2 if args.duration is None else args.duration)
+    except model.InputError as e:
+        cli.die(str(e), cli.EXIT_USAGE)
+    for cid, argv in configurations(suite):
+        proc = subprocess.run([str(BENCH), "--dry-run"] + argv, capture_output=True, text=True)
+        if proc.returncode:
+            cli.die(f"{cid}: {proc.stderr.strip()}", cli.EXIT_USAGE)
+    return cmd_run(args, suite)
+
+
+def cmd_run(args, suite=None):
+    suite = suite or load_suite(args.suite)
     if not BENCH.exists():
         cli.die("./bench is not built: run make first", cli.EXIT_TOOL)
     label_dir = results.label_dir(args.label)
@@ -349,6 +370,19 @@ def main(argv=None):
     p.add_argument("--peer", choices=["kernel"],
                    help="also run the kernel's own bench on each kernel-named configuration")
     p.add_argument("--kernel-src", type=Path, help="--peer kernel: the tree to build it from")
+    p = sub.add_parser("sweep", help="one benchmark over many values of one option")
+    p.add_argument("bench")
+    p.add_argument("--param", required=True, metavar="NAME=LO..HI[:log|:lin]:N",
+                   help="the ./bench option and its points, e.g. nr_entries=1..1M:log:60")
+    p.add_argument("--label", required=True, help="results/LABEL/ (or a path with /)")
+    p.add_argument("--runs", type=int, help="runs per point (default 1)")
+    p.add_argument("--order", choices=["round-robin", "random"], default="round-robin")
+    p.add_argument("--seed", type=int, default=1, help="--order random's seed")
+    p.add_argument("-w", "--warmup", type=int, help="default 1")
+    p.add_argument("-d", "--duration", type=int, help="default 2")
+    p.add_argument("--fresh", action="store_true",
+                   help="discard the runs LABEL holds and start again")
+    p.set_defaults(peer=None, kernel_src=None)
     p = sub.add_parser("ab", help="A and B interleaved until the runs can tell")
     p.add_argument("--a", required=True, help="./bench arguments of A, one string")
     p.add_argument("--b", required=True, help="./bench arguments of B, one string")
@@ -370,7 +404,13 @@ def main(argv=None):
     p.add_argument("--duration", type=int, default=3)
     for q in sub.choices.values():
         q.error = ap.error
-    args = ap.parse_args(argv)
+    # sweep: what follows -- is ./bench's, for every point
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    args.bench_args = argv[cut + 1:]
+    if args.bench_args and args.cmd != "sweep":
+        ap.error("-- ./bench ARGS goes with sweep")
     if getattr(args, "runs", None) is not None and args.runs < 1:
         ap.error("--runs must be at least 1")
     if args.cmd == "run" and bool(args.peer) != bool(args.kernel_src):
@@ -379,7 +419,7 @@ def main(argv=None):
         ap.error("--min-runs must be at least 2 and at most --max-runs")
     try:
         return {"list": cmd_list, "show": cmd_show, "check": cmd_check, "run": cmd_run,
-                "ab": cmd_ab}[args.cmd](args)
+                "sweep": cmd_sweep, "ab": cmd_ab}[args.cmd](args)
     except Interrupted as e:
         print(f"\nInterrupted: {e}")
         return 130
