@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
@@ -15,32 +14,31 @@
 #include "map_perf.h"
 #include "maps.h"
 #include "map_perf.skel.h"
-#include "probe.h"
 #include "trigger.h"
 
 /* map_perf_test_user.c's tests but INNER_LRU_HASH_PREALLOC (512), whose
  * map-in-map per CPU mapbench does not build yet. */
 static const struct map_perf_test tests[] = {
 	{ "HASH_PREALLOC", "hash_prealloc", "hash_map", SYS_getuid, -1,
-	  "hash_map_perf pre-alloc", "events", 1, 30 },
+	  "hash_map_perf pre-alloc", "events", 1 },
 	{ "PERCPU_HASH_PREALLOC", "percpu_hash_prealloc", "percpu_hash_map", SYS_geteuid, -1,
-	  "percpu_hash_map_perf pre-alloc", "events", 1, 30 },
+	  "percpu_hash_map_perf pre-alloc", "events", 1 },
 	{ "HASH_KMALLOC", "hash_kmalloc", "hash_map_alloc", SYS_getgid, -1,
-	  "hash_map_perf kmalloc", "events", 1, 30 },
+	  "hash_map_perf kmalloc", "events", 1 },
 	{ "PERCPU_HASH_KMALLOC", "percpu_hash_kmalloc", "percpu_hash_map_alloc", SYS_getegid, -1,
-	  "percpu_hash_map_perf kmalloc", "events", 1, 30 },
+	  "percpu_hash_map_perf kmalloc", "events", 1 },
 	{ "LRU_HASH_PREALLOC", "connect", "lru_hash_map", SYS_connect, 0,
-	  "lru_hash_map_perf pre-alloc", "events", 1, 1 },
+	  "lru_hash_map_perf pre-alloc", "events", 1 },
 	{ "NOCOMMON_LRU_HASH_PREALLOC", "connect", "nocommon_lru_hash_map", SYS_connect, 1,
-	  "nocommon_lru_hash_map_perf pre-alloc", "events", 1, 1 },
+	  "nocommon_lru_hash_map_perf pre-alloc", "events", 1 },
 	{ "LPM_KMALLOC", "lpm_kmalloc", "lpm_trie_map_alloc", SYS_gettid, -1,
-	  "lpm_perf kmalloc", "events", 1, 32 },
+	  "lpm_perf kmalloc", "events", 1 },
 	{ "HASH_LOOKUP", "hash_lookup", "hash_map", SYS_getpgid, -1,
-	  "hash_lookup", "lookups", 64, 64 },
+	  "hash_lookup", "lookups", 64 },
 	{ "ARRAY_LOOKUP", "array_lookup", "array_map", SYS_getppid, -1,
-	  "array_lookup", "lookups", 64, 64 },
+	  "array_lookup", "lookups", 64 },
 	{ "LRU_HASH_LOOKUP", "connect", "lru_hash_lookup_map", SYS_connect, 3,
-	  "lru_hash_lookup_perf pre-alloc", "events", 1, 32 },
+	  "lru_hash_lookup_perf pre-alloc", "events", 1 },
 };
 
 /* LRU_HASH_LOOKUP looks up 32 keys from one an event; the kernel fills at

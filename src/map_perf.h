@@ -15,7 +15,6 @@ struct map_perf_test {
 	const char *line;	/* its line's name, e.g. "hash_map_perf kmalloc" */
 	const char *unit;	/* "events", or "lookups" (events x per_event) */
 	int per_event;
-	int map_ops;		/* map operations an event makes */
 };
 
 extern const struct family map_perf_family;

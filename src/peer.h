@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "bench.h"
 
-struct plan;
 struct run;
 struct samples;
 struct run_summary;
@@ -37,6 +37,13 @@ struct kernel_bench {
 	 * FLAGS TASKS ENTRIES); --dry-run prints it for scripts/vmrun --peer. */
 	void (*command)(const struct plan *plan, char *buf, size_t len);
 };
+
+/* The CPU a kernel bench labels producer p's line with: the one it is
+ * pinned to, else its index. */
+static inline int peer_cpu_of(const struct plan *plan, int p)
+{
+	return plan->nr_prod_cpus ? plan->prod_cpus[p] : p;
+}
 
 extern const struct kernel_bench kernel_htab_mem;		/* and rhtab-mem */
 extern const struct kernel_bench kernel_hashmap_lookup;	/* bpf-(r)hashmap-lookup */

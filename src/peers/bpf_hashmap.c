@@ -8,12 +8,6 @@
 #include "sampler.h"
 #include "stats.h"
 
-/* The kernel labels its per-CPU lines by CPU: the producer's, where pinned. */
-static int cpu_of(const struct plan *plan, int p)
-{
-	return plan->nr_prod_cpus ? plan->prod_cpus[p] : p;
-}
-
 /* bpf-hashmap-lookup: per producer, the events/s of its last 32 runs (or
  * fewer), mean ± 2 sd, and their mean length. */
 static int lookup_lines(const struct run *run, const struct samples *s,
@@ -37,7 +31,7 @@ static int lookup_lines(const struct run *run, const struct samples *s,
 		summarize(ev, n, &ev_sum);
 		at += snprintf(buf + at, at < len ? len - at : 0, "%scpu%02d: lookup %.3lfM \u00b1 %.3lfM "
 			       "events/sec (approximated from %d samples of ~%lums)", lines ? "\n" : "",
-			       cpu_of(run->plan, p), ev_sum.mean, 2 * ev_sum.stddev, n,
+			       peer_cpu_of(run->plan, p), ev_sum.mean, 2 * ev_sum.stddev, n,
 			       (unsigned long)(ns / 1e6));
 		lines++;
 	}
@@ -65,7 +59,7 @@ static int full_update_lines(const struct run *run, const struct samples *s,
 			continue;
 		last = c[p].recent_ns[(c[p].runs - 1) % RECENT_RUNS];
 		at += snprintf(buf + at, at < len ? len - at : 0, "%s%d:hash_map_full_perf %lld events per sec",
-			       lines ? "\n" : "", cpu_of(run->plan, p),
+			       lines ? "\n" : "", peer_cpu_of(run->plan, p),
 			       last ? (long long)(run->plan->batch * 1000000000ull / last) : 0);
 		lines++;
 	}

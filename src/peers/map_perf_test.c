@@ -28,7 +28,7 @@ static int task_lines(const struct run *run, const struct samples *s,
 		if (!ns)
 			continue;
 		at += snprintf(buf + at, at < len ? len - at : 0, "%s%d:%s %lld %s per sec",
-			       lines ? "\n" : "", plan->nr_prod_cpus ? plan->prod_cpus[p] : p,
+			       lines ? "\n" : "", peer_cpu_of(plan, p),
 			       t->line, (long long)(events * t->per_event * 1e9 / ns), t->unit);
 		lines++;
 	}
