@@ -348,6 +348,18 @@ def finish(label_dir, suite):
           f"  scripts/gate results/BEFORE {rel}       # the CI verdict")
 
 
+def add_run_options(p, runs_help, warmup_help, duration_help):
+    """What run and sweep share: the folder, the rounds and their order."""
+    p.add_argument("--label", required=True, help="results/LABEL/ (or a path with /)")
+    p.add_argument("--runs", type=int, help=runs_help)
+    p.add_argument("--order", choices=["round-robin", "random"], default="round-robin")
+    p.add_argument("--seed", type=int, default=1, help="--order random's seed")
+    p.add_argument("-w", "--warmup", type=int, help=warmup_help)
+    p.add_argument("-d", "--duration", type=int, help=duration_help)
+    p.add_argument("--fresh", action="store_true",
+                   help="discard the runs LABEL holds and start again")
+
+
 def main(argv=None):
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -359,14 +371,8 @@ def main(argv=None):
     p.add_argument("suites", nargs="*")
     p = sub.add_parser("run", help="run a suite")
     p.add_argument("suite")
-    p.add_argument("--label", required=True, help="results/LABEL/ (or a path with /)")
-    p.add_argument("--runs", type=int, help="runs per configuration (default: the suite's)")
-    p.add_argument("--order", choices=["round-robin", "random"], default="round-robin")
-    p.add_argument("--seed", type=int, default=1, help="--order random's seed")
-    p.add_argument("-w", "--warmup", type=int, help="override the suite's -w (e.g. for a smoke test)")
-    p.add_argument("-d", "--duration", type=int, help="override the suite's -d")
-    p.add_argument("--fresh", action="store_true",
-                   help="discard the runs LABEL holds and start again")
+    add_run_options(p, "runs per configuration (default: the suite's)",
+                    "override the suite's -w (e.g. for a smoke test)", "override the suite's -d")
     p.add_argument("--peer", choices=["kernel"],
                    help="also run the kernel's own bench on each kernel-named configuration")
     p.add_argument("--kernel-src", type=Path, help="--peer kernel: the tree to build it from")
@@ -374,14 +380,7 @@ def main(argv=None):
     p.add_argument("bench")
     p.add_argument("--param", required=True, metavar="NAME=LO..HI[:log|:lin]:N",
                    help="the ./bench option and its points, e.g. nr_entries=1..1M:log:60")
-    p.add_argument("--label", required=True, help="results/LABEL/ (or a path with /)")
-    p.add_argument("--runs", type=int, help="runs per point (default 1)")
-    p.add_argument("--order", choices=["round-robin", "random"], default="round-robin")
-    p.add_argument("--seed", type=int, default=1, help="--order random's seed")
-    p.add_argument("-w", "--warmup", type=int, help="default 1")
-    p.add_argument("-d", "--duration", type=int, help="default 2")
-    p.add_argument("--fresh", action="store_true",
-                   help="discard the runs LABEL holds and start again")
+    add_run_options(p, "runs per point (default 1)", "default 1", "default 2")
     p.set_defaults(peer=None, kernel_src=None)
     p = sub.add_parser("ab", help="A and B interleaved until the runs can tell")
     p.add_argument("--a", required=True, help="./bench arguments of A, one string")
