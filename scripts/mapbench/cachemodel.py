@@ -27,6 +27,13 @@ LEAVES_OUT = ("modelled: one data-cache hierarchy, true LRU, no coherence traffi
               "prefetchers, TLBs, branch prediction or overlapping misses")
 
 
+def cost_terms(c):
+    """What a dict of counts costs in: instructions, L1D misses that hit L2,
+    L2 misses that hit the LLC, and LLC misses (accesses to memory)."""
+    return (c["insns"], c["l1d_misses"] - c["l2_misses"], c["l2_misses"] - c["llc_misses"],
+            c["llc_misses"])
+
+
 @dataclass(frozen=True)
 class Machine:
     name: str
@@ -53,10 +60,9 @@ class Machine:
 
     def cycles(self, c):
         """Modelled cycles of a dict of counts."""
-        l2_hits = c["l1d_misses"] - c["l2_misses"]
-        llc_hits = c["l2_misses"] - c["llc_misses"]
-        return (c["insns"] / self.ipc + l2_hits * self.penalty[0]
-                + llc_hits * self.penalty[1] + c["llc_misses"] * self.penalty[2])
+        insns, l2_hits, llc_hits, memory = cost_terms(c)
+        return (insns / self.ipc + l2_hits * self.penalty[0]
+                + llc_hits * self.penalty[1] + memory * self.penalty[2])
 
 
 KiB, MiB = 1024, 1024 * 1024

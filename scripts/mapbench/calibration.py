@@ -67,11 +67,6 @@ def rows(folder):
     return out, machines
 
 
-def features(c):
-    l2_hits = c["l1d_misses"] - c["l2_misses"]
-    return [c["insns"], l2_hits, c["l2_misses"] - c["llc_misses"], c["llc_misses"]]
-
-
 def fit(rows_, machine):
     """The machine's clock rate and each row's modelled ns, and the NNLS
     costs (ns per instruction, L2 hit, LLC hit, memory access) with each
@@ -79,7 +74,7 @@ def fit(rows_, machine):
     hw = np.array([r[1] for r in rows_])
     cycles = np.array([machine.cycles(r[2]) for r in rows_])
     ghz = float(cycles @ cycles / (cycles @ hw))
-    x = np.array([features(r[2]) for r in rows_])
+    x = np.array([cachemodel.cost_terms(r[2]) for r in rows_])
     fitted = np.array([r[3] for r in rows_])
     w = 1 / hw[fitted]
     costs, _ = nnls(x[fitted] * w[:, None], hw[fitted] * w)

@@ -210,7 +210,7 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
         llc, l2, l1 = sorted(rng.uniform(0, 4, 3))
         counts = {"insns": 100 + key * 4, "l1d_misses": l1 + 1, "l2_misses": l2 + 0.5,
                   "llc_misses": llc}
-        ns = float(np.array(calibration.features(counts)) @ truth)
+        ns = float(np.array(cachemodel.cost_terms(counts)) @ truth)
         calibration.SEED_004[(m, key, size)] = 1e3 / ns
         doc = {"benchmark": "bpf-hashmap-lookup",
                "params": {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
