@@ -42,11 +42,10 @@ static double figure_mps(const struct sample *s, int nprod, const struct bench *
 	case FIG_KERNEL:
 		return s->ns ? s->ops * 1e3 / s->ns : NAN;
 	case FIG_RUNS_PER_PROD:
+	case FIG_EVENTS_PER_TASK:	/* an event is a run of one batch (MB_OP_NOOP's) */
 		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod;
 	case FIG_EVENTS_PER_PROD:
 		return s->kmops_prod;
-	case FIG_EVENTS_PER_TASK:
-		return s->runs * 1e3 / s->interval_ns / nprod;
 	default:
 		return s->mops;
 	}
