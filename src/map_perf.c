@@ -187,7 +187,10 @@ static int prefill(struct map_perf_state *st, const struct plan *plan)
 static int attach(struct map_perf_state *st, struct run *run)
 {
 	const char *prefix = run->trigger == TRIGGER_TP ? "tp" : "ks";
+	int err = run->trigger == TRIGGER_TP ? trigger_need_tracefs(run) : EXIT_OK;
 
+	if (err)
+		return err;
 	st->link = bpf_program__attach(program(st->skel, prefix, st->test->prog));
 	if (st->link)
 		return EXIT_OK;
