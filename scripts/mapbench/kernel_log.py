@@ -35,16 +35,16 @@ _LOOKUP_CPU = re.compile(r"^\s*cpu\d+:\s*lookup\s+(?P<v>[\d.]+)M\s*(?:±|\+-)")
 _SCALE = {"M": 1.0, "K": 1e-3}
 _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
-# Lines the kernel bench prints besides its summaries: a log is recognised
-# by its shape (most of its lines are the bench's), never by one word.
+# Lines the kernel bench prints besides its summaries and PER_TASK lines: a
+# log is recognised by its shape (most of its lines are the bench's), never
+# by one word.
 _BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
-                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s|"
-                         r"\d+:\w+(?: [\w-]+)? \d+ (?:events|lookups) per sec)")
+                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s)")
 
 
 def looks_like_kernel_log(text):
     lines = [x for x in text.splitlines() if x.strip()]
-    ours = sum(bool(_BENCH_LINE.match(x)) for x in lines)
+    ours = sum(bool(_BENCH_LINE.match(x) or PER_TASK.match(x.strip())) for x in lines)
     return bool(lines) and ours * 2 >= len(lines)
 
 
