@@ -5,14 +5,11 @@
  * kprobe) or, where kprobes are refused, on the syscall's tracepoint.
  * Unlike the kernel's programs these run for mapbench's producers only and
  * time their map work, so each event's in-kernel cost is counted too. */
-#include "common.bpf.h"
+#include "tasks.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* Only this process's threads are producers. */
-const volatile __u32 bench_tgid;
 
 /* The kernel's maps, its names and sizes; user space sets the run's
  * max_entries on the test's map, as map_perf_test's entries argument. */
@@ -102,7 +99,7 @@ static __always_inline struct prod_counters *producer(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), *id, prod;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != bench_tgid)
+	if (!our_task(bpf_get_current_pid_tgid()))
 		return NULL;
 	id = bpf_map_lookup_elem(&cpu2prod, &cpu);
 	if (!id)
