@@ -100,6 +100,23 @@ static int index_keys_fit(const struct plan *p)
 	return EXIT_OK;
 }
 
+/* bpf_for runs UNROLL operations an iteration; a batch that is not a
+ * multiple of it (--batch 1: one operation a program run) runs with
+ * bpf_loop, one operation a callback. */
+static int batch_loop_fit(struct plan *p)
+{
+	if (p->batch % UNROLL == 0)
+		return EXIT_OK;
+	if (p->loop == LOOP_FOR) {
+		mb_err("--loop bpf_for runs %d operations an iteration, and the batch (%d) is not a "
+		       "multiple of %d: use --loop bpf_loop, or a --batch that is", UNROLL, p->batch,
+		       UNROLL);
+		return EXIT_USAGE;
+	}
+	p->loop = LOOP_BPF_LOOP;
+	return EXIT_OK;
+}
+
 /* The key walk's rules on nr-entries and order, then its batch fit. */
 static int resolve_keys(const struct options *given, struct plan *p)
 {
@@ -171,12 +188,9 @@ static int resolve_keys(const struct options *given, struct plan *p)
 	err = w->fit(p);
 	if (err || w->unbatched)
 		return err;
-	if (p->keys == KEYS_INDEX)	/* whole passes, as the kernel's: not rounded */
+	if (p->keys == KEYS_INDEX)	/* whole passes, as the kernel's */
 		return index_keys_fit(p);
-	p->batch -= p->batch % UNROLL;
-	if (p->batch < UNROLL)
-		p->batch = UNROLL;
-	return EXIT_OK;
+	return batch_loop_fit(p);
 }
 
 static int resolve_trigger(const struct options *given, const struct host *host, struct plan *p)

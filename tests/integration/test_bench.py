@@ -107,6 +107,19 @@ def test_full_update_takes_the_full_map_path(root, result, p):
     assert "E2BIG" in proc.stdout
 
 
+@pytest.mark.parametrize("batch,loop", [(1, "bpf_loop"), (3, "bpf_loop"), (16, None)])
+def test_a_batch_is_as_many_operations_as_asked(root, result, batch, loop):
+    """--batch N: N map operations a program run, whatever N; a batch bpf_for's
+    unrolled loop cannot make runs with bpf_loop, and the result says so."""
+    proc, doc = result("htab-lookup", "--batch", str(batch), "-p", "1", *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["batch"] == batch
+    for sample in measured(doc):
+        assert sample["runs"] > 0 and sample["ops"] == batch * sample["runs"]
+    if loop:
+        assert doc["environment"]["loop"] == loop
+
+
 def htab_mem(result, use_case, *args):
     proc, doc = result("htab-mem", "--use-case", use_case, *SHORT, *args)
     assert proc.returncode == 0, proc.stderr

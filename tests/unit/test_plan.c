@@ -34,7 +34,7 @@ static long field_of(const struct plan *p, const char *name)
 		{ "max_entries", p->max_entries }, { "prealloc", p->prealloc },
 		{ "keys", p->keys }, { "producers", p->producers }, { "batch", p->batch },
 		{ "nr_prod_cpus", p->nr_prod_cpus }, { "trigger_fallback", p->trigger_fallback },
-		{ "zero_seed", p->zero_seed }, { "prefix_len", p->prefix_len },
+		{ "zero_seed", p->zero_seed }, { "prefix_len", p->prefix_len }, { "loop", p->loop },
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -71,8 +71,13 @@ static const struct rule rules[] = {
 	{ "--all is mem's", "--all htab-lookup", 2, EXIT_USAGE, .says = "--all is for mem" },
 	{ "no more prefilled keys than entries", "htab-lookup --nr-entries 2000", 2, EXIT_USAGE,
 	  .says = "larger than --max-entries" },
-	{ "a batch is whole unrolled steps", "htab-lookup --batch 1001", 2, EXIT_OK, "batch",
-	  1000 },
+	{ "a batch is kept as given", "htab-lookup --batch 1001", 2, EXIT_OK, "batch", 1001 },
+	{ "... and one that is not whole unrolled steps runs with bpf_loop",
+	  "htab-lookup --batch 1", 2, EXIT_OK, "loop", LOOP_BPF_LOOP },
+	{ "... which bpf_for cannot", "htab-lookup --batch 1 --loop bpf_for", 2, EXIT_USAGE,
+	  .says = "is not a multiple of 8" },
+	{ "whole unrolled steps keep bpf_for", "htab-lookup --batch 16", 2, EXIT_OK, "loop",
+	  LOOP_AUTO },
 	{ "a map-filling walk takes no --nr-entries", "htab-overwrite-full --nr-entries 10", 2,
 	  EXIT_USAGE, .says = "fills the map" },
 	{ "ops that work to the range's end take keys in order", "lpm-trie-insert --random", 2,
