@@ -94,6 +94,7 @@ struct plan {
 	int keys;			/* enum key_order */
 	long long seed;
 	double zipf;			/* drawn keys: Zipf's exponent, or 0 for uniform */
+	double hit_ratio;		/* lookups: the share of visits to present keys (1: all) */
 	int batch;			/* operations per program run */
 	bool all;			/* mem: every map type */
 	int argc;

@@ -14,7 +14,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -70,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "map-flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "zipf", required_argument, NULL, OPT_ZIPF },
+	{ "hit-ratio", required_argument, NULL, OPT_HIT_RATIO },
 	{ "flags", required_argument, NULL, OPT_FLAGS },
 	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
@@ -151,6 +152,8 @@ void cli_usage(FILE *f)
 "      --seed N            permutation seed (default 1)\n"
 "      --zipf S            drawn keys (htab-lru-evict): Zipf's exponent S > 0, key\n"
 "                          k drawn in proportion to 1/(k+1)^S (default: uniform)\n"
+"      --hit-ratio R       lookups: the share R (0 to 1) of visited keys that are in\n"
+"                          the map; the rest, spread evenly, are absent (default 1)\n"
 "      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
 "                          one, so every run has the same buckets (scripts/vmrun\n"
 "                          adds it under the icount clock)\n"
@@ -449,6 +452,14 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 			if (*end || end == optarg || !(given->zipf > 0 && given->zipf <= 100)) {
 				mb_err("--zipf takes Zipf's exponent, above 0 and at most 100 (0.99 is "
 				       "a common skew), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_HIT_RATIO:
+			given->hit_ratio = strtod(optarg, &end);
+			if (*end || end == optarg || !(given->hit_ratio >= 0 && given->hit_ratio <= 1)) {
+				mb_err("--hit-ratio takes the share of lookups that find their key, "
+				       "from 0 to 1 (0.5: half miss), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;

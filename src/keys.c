@@ -293,7 +293,7 @@ int keys_index_form(const struct plan *plan, struct prod_ctl *ctl, int n)
 
 	if (!ids)
 		return -ENOMEM;
-	if (keys_ids(plan, ids, KEYS_SEQ)) {
+	if (keys_ids(plan, ids, KEYS_FILL)) {
 		free(ids);
 		return -ENOMEM;
 	}
@@ -362,10 +362,34 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
 	}
 }
 
-int keys_ids(const struct plan *plan, __u32 *ids, enum key_order order)
+bool keys_visit_differs(const struct plan *plan)
 {
-	keys_permutation(ids, walk_key_slots(plan), plan->nr_entries, order, plan->seed);
-	return plan->bench->walk->ids ? plan->bench->walk->ids(plan, ids) : 0;
+	return plan->keys != KEYS_SEQ || plan->hit_ratio < 1;
+}
+
+/* --hit-ratio: a share 1 - hit_ratio of the slots, evenly spread (slot i
+ * where floor((i + 1) x share) steps up), so every batch misses its share;
+ * each gets an id above every slot's, which no prefill stores. */
+static void put_absent(const struct plan *plan, __u32 *ids, long n)
+{
+	double share = 1 - plan->hit_ratio;
+
+	for (long i = 0; i < n; i++)
+		if ((long)((i + 1) * share) > (long)(i * share))
+			ids[i] = n + 1 + i;
+}
+
+int keys_ids(const struct plan *plan, __u32 *ids, enum key_use use)
+{
+	long n = walk_key_slots(plan);
+	int err;
+
+	keys_permutation(ids, n, plan->nr_entries, use == KEYS_VISIT ? plan->keys : KEYS_SEQ,
+			 plan->seed);
+	err = plan->bench->walk->ids ? plan->bench->walk->ids(plan, ids) : 0;
+	if (!err && use == KEYS_VISIT && plan->hit_ratio < 1)
+		put_absent(plan, ids, n);
+	return err;
 }
 
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
@@ -389,7 +413,7 @@ int keys_load(struct bpf_map *keys, const void *values, size_t size, long n)
 	return err;
 }
 
-int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order order)
+int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_use use)
 {
 	long n = walk_key_slots(plan);
 	__u32 *ids = malloc(n * sizeof(*ids));
@@ -397,7 +421,7 @@ int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order 
 
 	if (!ids)
 		return -ENOMEM;
-	err = keys_ids(plan, ids, order) ?: keys_load(keys, ids, sizeof(*ids), n);
+	err = keys_ids(plan, ids, use) ?: keys_load(keys, ids, sizeof(*ids), n);
 	free(ids);
 	return err;
 }

@@ -58,12 +58,16 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
  * exponent zipf > 0 (id k drawn in proportion to 1 / (k + 1)^zipf); 0 or
  * -ENOMEM. */
 int keys_draw(__u32 *ids, long n, long nr, double zipf, unsigned int seed);
-/* The key id of every keys[] slot, in order (the prefill's: ids ascending)
- * or as --keys says. */
-int keys_ids(const struct plan *plan, __u32 *ids, enum key_order order);
+/* What keys[] is written for: the prefill (ids ascending), or the producers'
+ * visits (in --keys order, with absent keys for --hit-ratio). */
+enum key_use { KEYS_FILL, KEYS_VISIT };
+/* Whether the visits differ from the prefill's keys[]: written again. */
+bool keys_visit_differs(const struct plan *plan);
+/* The key id of every keys[] slot for use. */
+int keys_ids(const struct plan *plan, __u32 *ids, enum key_use use);
 /* Write n values of size bytes each into the BPF array map keys; 0 or -errno. */
 int keys_load(struct bpf_map *keys, const void *values, size_t size, long n);
 /* keys_load() of keys_ids(): 4-byte key ids. */
-int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_order order);
+int keys_load_ids(struct bpf_map *keys, const struct plan *plan, enum key_use use);
 
 #endif

@@ -66,7 +66,7 @@ void lpm_key(void *key, int key_size, int plen, __u32 id)
 }
 
 /* keys[] as whole trie keys in visiting order. */
-static int load_keys(struct bpf_map *keys, const struct plan *plan, enum key_order order)
+static int load_keys(struct bpf_map *keys, const struct plan *plan, enum key_use use)
 {
 	size_t size = sizeof(__u32) + plan->key_size;
 	long n = plan->max_entries;
@@ -75,7 +75,7 @@ static int load_keys(struct bpf_map *keys, const struct plan *plan, enum key_ord
 	int err = -ENOMEM;
 
 	if (ids && buf) {
-		err = keys_ids(plan, ids, order);
+		err = keys_ids(plan, ids, use);
 		for (long i = 0; !err && i < n; i++)
 			lpm_key(buf + i * size, plan->key_size, plan->prefix_len, ids[i]);
 		err = err ?: keys_load(keys, buf, size, n);

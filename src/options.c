@@ -9,4 +9,5 @@ void options_init(struct options *o)
 	o->producers = 1;
 	o->warmup = 1;
 	o->duration = 5;
+	o->hit_ratio = -1;
 }

@@ -193,6 +193,29 @@ static int resolve_keys(const struct options *given, struct plan *p)
 	return batch_loop_fit(p);
 }
 
+/* --hit-ratio: lookups of a hash map, whose visited keys come from keys[]
+ * (absent ones put in place of some), not made from the loop index. */
+static int resolve_hit_ratio(const struct options *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+
+	p->hit_ratio = 1;
+	if (given->hit_ratio < 0)
+		return EXIT_OK;
+	if (b->op != MB_OP_LOOKUP || (b->maps & MAP_LPM) || !b->walk || b->walk->draws) {
+		mb_err("--hit-ratio is the share of hash-map lookups that find their key: for "
+		       "htab-lookup or bpf-hashmap-lookup, not %s", b->name);
+		return EXIT_USAGE;
+	}
+	if (p->keys == KEYS_INDEX) {
+		mb_err("--hit-ratio puts absent keys among those %s visits, and --keys index makes "
+		       "each key from its loop index: add --keys seq", b->name);
+		return EXIT_USAGE;
+	}
+	p->hit_ratio = given->hit_ratio;
+	return EXIT_OK;
+}
+
 static int resolve_trigger(const struct options *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
@@ -277,7 +300,8 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	}
 	err = resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
 	      resolve_sizes(given, host, out) ?:
-	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?: cpu_plan(out, host);
+	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?:
+	      resolve_hit_ratio(given, out) ?: cpu_plan(out, host);
 	return err ?: b->family->check(out);
 }
 
@@ -313,6 +337,8 @@ json_t *plan_json(const struct plan *p)
 		"key_walk", p->bench->walk ? p->bench->walk->name : "none");
 	if (o && p->bench->walk && p->bench->walk->draws)
 		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
+	if (o && p->hit_ratio < 1)
+		json_object_set_new(o, "hit_ratio", json_real(p->hit_ratio));
 	if (o && p->extra_map_flags)
 		json_object_set_new(o, "extra_map_flags", json_integer(p->extra_map_flags));
 	if (o && p->placement != PLACE_NONE)
@@ -384,6 +410,8 @@ static void given_from_params(json_t *pa, struct options *g)
 		GIVE(g->zero_seed, 1);
 	g->map_flags = maybe_int(pa, "extra_map_flags");
 	g->zipf = json_number_value(json_object_get(pa, "zipf"));
+	if (json_is_number(json_object_get(pa, "hit_ratio")))
+		g->hit_ratio = json_number_value(json_object_get(pa, "hit_ratio"));
 	g->keys = maybe_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
 	g->seed = maybe_int(pa, "seed");
 	g->warmup = int_field(pa, "warmup", g->warmup);

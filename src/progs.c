@@ -81,12 +81,12 @@ static int prefill(struct progs *p, const struct plan *plan)
 
 int progs_fill(struct progs *p, const struct plan *plan, keys_loader load)
 {
-	int err = load(p->keys, plan, KEYS_SEQ);
+	int err = load(p->keys, plan, KEYS_FILL);
 
 	if (!err && !plan->bench->no_prefill && (err = prefill(p, plan)))
 		return err;
-	if (!err && plan->keys != KEYS_SEQ)
-		err = load(p->keys, plan, plan->keys);
+	if (!err && keys_visit_differs(plan))
+		err = load(p->keys, plan, KEYS_VISIT);
 	if (err) {
 		mb_err("writing the keys to visit failed: %s", strerror(-err));
 		return EXIT_RUNTIME;

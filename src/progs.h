@@ -21,11 +21,11 @@ int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj);
 /* After the skeleton's load: its result, explained in one line on failure. */
 int progs_loaded(struct progs *p, struct run *run, int err, struct prod_ctl *ctl,
 		 struct prod_counters *cnt);
-/* Writes keys[] in the given order; 0 or -errno. */
-typedef int (*keys_loader)(struct bpf_map *keys, const struct plan *plan, enum key_order order);
+/* Writes keys[] for its use; 0 or -errno. */
+typedef int (*keys_loader)(struct bpf_map *keys, const struct plan *plan, enum key_use use);
 /* keys[] in id order, the prefill of keys[0..nr-entries) (unless the
- * benchmark starts empty), then keys[] in the visiting order: --keys random
- * walks memory that was filled in id order. An exit status. */
+ * benchmark starts empty), then keys[] as the producers visit them: --keys
+ * random walks memory that was filled in id order. An exit status. */
 int progs_fill(struct progs *p, const struct plan *plan, keys_loader load);
 /* Zero the counters, give each producer its keys, attach the trigger. */
 int progs_start(struct progs *p, struct run *run);

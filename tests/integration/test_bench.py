@@ -120,6 +120,18 @@ def test_a_batch_is_as_many_operations_as_asked(root, result, batch, loop):
         assert doc["environment"]["loop"] == loop
 
 
+@pytest.mark.parametrize("ratio", [0.0, 0.25, 1.0])
+def test_hit_ratio_is_the_share_of_lookups_that_hit(root, result, ratio):
+    """--hit-ratio R: R of the lookups find their key, in every sample (the
+    absent keys are spread evenly over the walk), and the result records R."""
+    proc, doc = result("htab-lookup", "--hit-ratio", str(ratio), "-p", "2", *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"].get("hit_ratio", 1.0) == ratio
+    for sample in measured(doc):
+        assert sample["hits"] / sample["ops"] == pytest.approx(ratio, abs=0.01)
+    assert doc["errors"]["total"] == 0
+
+
 def htab_mem(result, use_case, *args):
     proc, doc = result("htab-mem", "--use-case", use_case, *SHORT, *args)
     assert proc.returncode == 0, proc.stderr

@@ -79,6 +79,9 @@ def test_map_flags_the_kind_rejects_is_a_usage_error(root):
      "do not evict"),
     (["lpm-trie-lookup", "--map_flags", "2"], "for hash maps"),
     (["htab-lookup", "--map_flags", "0x1g"], "32-bit flags word"),
+    (["htab-lookup", "--hit-ratio", "1.5"], "--hit-ratio takes"),
+    (["htab-lookup", "--hit-ratio", "-0.1"], "--hit-ratio takes"),
+    (["htab-update", "--hit-ratio", "0.5"], "not htab-update"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run" if os.geteuid() else "-q")

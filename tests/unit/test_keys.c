@@ -124,7 +124,7 @@ static struct plan laid_out(const char *bench, int producers, long max, struct p
 	struct plan cfg = plan_for(bench, producers, max, -1);
 
 	walk_assign(&cfg, ctl);
-	keys_ids(&cfg, ids, KEYS_SEQ);
+	keys_ids(&cfg, ids, KEYS_FILL);
 	return cfg;
 }
 
@@ -199,8 +199,8 @@ static void random_order_leaves_prefill_order(void **state)
 
 	GIVE(given.keys, KEYS_RANDOM);
 	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
-	keys_ids(&cfg, seq, KEYS_SEQ);
-	keys_ids(&cfg, rnd, KEYS_RANDOM);
+	keys_ids(&cfg, seq, KEYS_FILL);
+	keys_ids(&cfg, rnd, KEYS_VISIT);
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(seq[i], i);
 	assert_memory_not_equal(seq, rnd, sizeof(seq));
@@ -301,6 +301,36 @@ static void evict_plan_draws_twice_the_map(void **state)
 	assert_int_equal(resolve(given), EXIT_USAGE);
 }
 
+/* --hit-ratio 0.25: the visits put an absent id (above every present one)
+ * in 3 of every 4 slots, evenly, so each batch of 8 misses 6; the prefill
+ * still stores every key. */
+static void hit_ratio_spreads_absent_keys(void **state)
+{
+	struct options given = given_for("htab-lookup", 1, 1000, -1);
+	static __u32 fill[1000], visit[1000];
+	struct plan cfg;
+	int absent = 0;
+
+	given.hit_ratio = 0.25;
+	assert_int_equal(plan_resolve(&given, machine(), &cfg), EXIT_OK);
+	assert_true(keys_visit_differs(&cfg));
+	keys_ids(&cfg, fill, KEYS_FILL);
+	keys_ids(&cfg, visit, KEYS_VISIT);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(fill[i], i);
+		absent += visit[i] >= 1000;
+		assert_true(visit[i] == (__u32)i || visit[i] > 1000);
+	}
+	assert_int_equal(absent, 750);
+	for (int b = 0; b < 1000; b += 8) {
+		int miss = 0;
+
+		for (int i = b; i < b + 8; i++)
+			miss += visit[i] >= 1000;
+		assert_int_equal(miss, 6);
+	}
+}
+
 /* Uniform draws cover [0, nr) evenly; Zipf's id k comes up in proportion
  * to 1 / (k + 1)^s; a seed gives one sequence. */
 static void draws_follow_their_distribution(void **state)
@@ -381,6 +411,7 @@ int main(void)
 		cmocka_unit_test(lru_kinds_take_more_keys_than_the_map),
 		cmocka_unit_test(evict_plan_draws_twice_the_map),
 		cmocka_unit_test(draws_follow_their_distribution),
+		cmocka_unit_test(hit_ratio_spreads_absent_keys),
 		cmocka_unit_test(a_data_only_benchmark_is_one_row),
 	};
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
