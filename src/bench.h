@@ -61,6 +61,8 @@ struct kernel_bench;
 struct plan {
 	const struct bench *bench;
 	int producers;
+	int writers;			/* producers [producers - writers, producers) run the
+					 * row's writer_op, the others its op (readers) */
 	int prod_cpus[MAX_PRODUCERS];	/* pinning, when nr_prod_cpus > 0 */
 	int nr_prod_cpus;		/* MAX_PRODUCERS for -a */
 	int warmup;			/* seconds dropped before the summary */
@@ -150,6 +152,9 @@ struct bench {
 	const struct family *family;
 	const struct family *target;	/* free benchmarks: whose maps are freed */
 	enum bench_op op;
+	/* Readers and writers of one map: the writers' op (the readers run op);
+	 * MB_OP_NOOP: every producer runs op. */
+	enum bench_op writer_op;
 	const struct key_walk *walk;	/* which keys each producer visits (keys.h) */
 	unsigned int maps;		/* the map kinds it runs on (maps.h) */
 	const char *map;		/* default map kind */
@@ -182,6 +187,8 @@ struct figure_desc {
 	double scale;
 };
 struct figure_desc figure_of(const struct bench *b);
+/* "lookup", "update", ...: what an op does to each key, for output lines. */
+const char *bench_op_name(enum bench_op op);
 
 #define MAX_WARNINGS 4
 

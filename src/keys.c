@@ -202,6 +202,26 @@ static int fit_batch_slices(struct plan *plan)
 	return EXIT_OK;
 }
 
+static int writer_slices(const struct plan *plan)
+{
+	return plan->writers;
+}
+
+/* Readers start spread over every prefilled key; writer w owns slice w of
+ * them (a batch that deletes visits a key once). */
+static void reader_or_writer(const struct plan *plan, int p, long *lo, long *hi, long *cur)
+{
+	int readers = plan->producers - plan->writers;
+
+	*lo = 0, *hi = plan->nr_entries;
+	if (p < readers) {
+		*cur = plan->nr_entries * p / readers;
+		return;
+	}
+	*lo = *cur = plan->nr_entries * (p - readers) / plan->writers;
+	*hi = plan->nr_entries * (p - readers + 1) / plan->writers;
+}
+
 static int no_fit(struct plan *plan)
 {
 	return EXIT_OK;
@@ -256,6 +276,12 @@ const struct key_walk walk_drawn = {
 	.name = "drawn", .doc = "keys drawn from [0, nr), uniform or --zipf, one sequence all share",
 	.draws = true, .slices = all_share, .key_set = prefilled, .range = drawn_range,
 	.ids = ids_drawn, .slots = drawn_len, .fit = at_least_one_key,
+};
+
+const struct key_walk walk_readers_writers = {
+	.name = "readers-writers", .doc = "readers spread over the prefilled keys; writer w its slice w",
+	.slices = writer_slices, .key_set = prefilled, .range = reader_or_writer,
+	.fit = fit_slices,
 };
 
 const struct key_walk walk_whole_maps = {
@@ -320,7 +346,18 @@ __u32 walk_partner_op(const struct plan *plan)
 {
 	const struct key_walk *w = plan->bench->walk;
 
-	return w && w->pairs ? MB_OP_REMOVE : plan->bench->op;
+	if (w && w->pairs)
+		return MB_OP_REMOVE;
+	return plan->bench->writer_op ?: plan->bench->op;
+}
+
+/* Pairs: the second of each runs the partner op; readers and writers: the
+ * last plan->writers do. */
+static __u32 walk_op(const struct plan *plan, int p)
+{
+	bool partner = plan->bench->walk->pairs ? p % 2 : p >= plan->producers - plan->writers;
+
+	return partner ? walk_partner_op(plan) : plan->bench->op;
 }
 
 void walk_assign(const struct plan *plan, struct prod_ctl *ctl)
@@ -332,7 +369,7 @@ void walk_assign(const struct plan *plan, struct prod_ctl *ctl)
 		long lo, hi, cur;
 
 		w->range(plan, p, &lo, &hi, &cur);
-		c->op = p % 2 ? walk_partner_op(plan) : plan->bench->op;
+		c->op = walk_op(plan, p);
 		c->batch = plan->batch;
 		c->lo = lo, c->hi = hi, c->cur = cur;
 	}

@@ -34,7 +34,7 @@ struct key_walk {
 
 extern const struct key_walk walk_shared, walk_from_first, walk_sliced, walk_full,
 	walk_churn, walk_churn_pairs, walk_strided, walk_strided_pairs, walk_absent, walk_whole_maps,
-	walk_drawn;
+	walk_drawn, walk_readers_writers;
 
 /* "seq", "random", "counter", "index" or "prandom" (enum key_order). */
 const char *keys_name(int order);
@@ -47,7 +47,8 @@ long walk_key_slots(const struct plan *plan);
 /* Distinct keys the producers visit (0 without a walk). */
 long walk_key_set(const struct plan *plan);
 /* The op of the second producer of each pair (MB_OP_REMOVE: it deletes
- * what its partner added), or the benchmark's op where there are no pairs. */
+ * what its partner added), of the writers (the row's writer_op), or the
+ * benchmark's op. */
 __u32 walk_partner_op(const struct plan *plan);
 /* Each producer's op and key range. */
 void walk_assign(const struct plan *plan, struct prod_ctl *ctl);

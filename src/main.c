@@ -159,6 +159,7 @@ static int measure(struct run *run)
 	f->teardown(run);
 
 	summarize_run(&samples, &sum);
+	summarize_roles(&samples, run->plan->writers, &sum);
 	output_summary(run, &samples, &sum);
 	if (run->perf && !run->plan->quiet)
 		perf_print(run->perf, sum.ops, stdout);

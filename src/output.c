@@ -78,6 +78,21 @@ static void print_errors(const struct samples *s, __u64 total)
 	printf(")\n");
 }
 
+/* Readers (role 0) or writers (1): their own throughput, latency and hits. */
+static void print_role(const struct run *run, const struct role_summary *r, int role)
+{
+	const struct bench *b = run->plan->bench;
+	int n = r->hi - r->lo;
+
+	printf("%s: %d x %s, throughput %8.3lf \u00b1 %5.3lf M ops/s (%7.3lfM ops/prod), latency "
+	       "%8.3lf ns/op", role ? "Writers" : "Readers", n,
+	       bench_op_name(role ? b->writer_op : b->op), r->mops.mean, r->mops.stddev,
+	       r->mops.mean / n, r->latency_ns.mean);
+	if (!isnan(r->hit_rate))
+		printf(", hits %.2lf%%", r->hit_rate * 100);
+	printf("\n");
+}
+
 /* --trigger nic: packets per second in total and per receiving CPU. */
 static void print_nic(const struct run *run, const struct run_summary *sum)
 {
@@ -132,6 +147,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	       sum->n, sum->mops.median * u.tput, sum->mops.min * u.tput, sum->mops.max * u.tput,
 	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100, sum->kmops_prod.mean * u.tput,
 	       u.tput_unit);
+	for (int i = 0; i < sum->nroles; i++)
+		print_role(run, &sum->roles[i], i);
 	if (sum->empty)
 		printf("Skipped: %d intervals in which nothing completed\n", sum->empty);
 	if (!isnan(sum->hit_rate))

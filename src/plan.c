@@ -264,6 +264,41 @@ static void plan_start(const struct options *o, struct plan *p)
 	p->argv = o->argv;
 }
 
+/* Readers and writers of one map: producers [0, readers) run the row's op,
+ * the rest its writer_op; -p, where given, is their sum. */
+static int resolve_roles(const struct options *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+	long long writers = OR(given->writers, 1), readers;
+
+	if (!b->writer_op && (given->readers.given || given->writers.given)) {
+		mb_err("--readers and --writers are for benchmarks that read and write one map "
+		       "(htab-lookup-update, htab-lookup-delete), not %s", b->name);
+		return EXIT_USAGE;
+	}
+	if (!b->writer_op)
+		return EXIT_OK;
+	readers = OR(given->readers, given->producers_given ? given->producers - writers : 1);
+	if (readers < 1) {
+		mb_err("-p %d leaves no readers beside %lld writers: raise -p or lower --writers",
+		       given->producers, writers);
+		return EXIT_USAGE;
+	}
+	if (given->producers_given && readers + writers != given->producers) {
+		mb_err("-p %d is not --readers %lld plus --writers %lld: drop -p", given->producers,
+		       readers, writers);
+		return EXIT_USAGE;
+	}
+	if (readers + writers > MAX_PRODUCERS) {
+		mb_err("--readers %lld and --writers %lld are more than %d producers: lower them",
+		       readers, writers, MAX_PRODUCERS);
+		return EXIT_USAGE;
+	}
+	p->producers = readers + writers;
+	p->writers = writers;
+	return EXIT_OK;
+}
+
 /* map_perf_test's shape: a task per online CPU, task i on the i-th, where
  * -p and the pinning options leave it to the row. */
 static int resolve_tasks(const struct options *given, const struct host *host, struct plan *p)
@@ -298,7 +333,7 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 		mb_err("--all is for mem, not %s", b->name);
 		return EXIT_USAGE;
 	}
-	err = resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
+	err = resolve_roles(given, out) ?: resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
 	      resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?:
 	      resolve_hit_ratio(given, out) ?: cpu_plan(out, host);
@@ -337,6 +372,8 @@ json_t *plan_json(const struct plan *p)
 		"key_walk", p->bench->walk ? p->bench->walk->name : "none");
 	if (o && p->bench->walk && p->bench->walk->draws)
 		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
+	if (o && p->writers)
+		json_object_set_new(o, "writers", json_integer(p->writers));
 	if (o && p->hit_ratio < 1)
 		json_object_set_new(o, "hit_ratio", json_real(p->hit_ratio));
 	if (o && p->extra_map_flags)
@@ -401,6 +438,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->map_name = g->all ? NULL : map;
 	g->key_size = maybe_int(pa, "key_size");
 	g->value_size = maybe_int(pa, "value_size");
+	g->writers = maybe_int(pa, "writers");
 	g->max_entries = maybe_int(pa, "max_entries");
 	g->nr_entries = maybe_int(pa, "nr_entries");
 	g->prefix_len = maybe_int(pa, "prefix_len");

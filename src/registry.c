@@ -54,6 +54,8 @@
 #define MAP_PERF_CHURN "per event (a syscall), 10 x {update BPF_ANY, lookup, delete if found} of " \
 	"the task's key (its tid); hash_map_alloc also holds keys 0..32, as map_perf_test's " \
 	"fill_lpm_trie() leaves it"
+/* Lookups on --readers producers while --writers run op on the same keys. */
+#define READERS_WRITERS(writes) .op = MB_OP_LOOKUP, .writer_op = (writes), .walk = &walk_readers_writers
 #define FREE .family = &free_family, .walk = &walk_whole_maps, .batch = 1, .keys = KEYS_SEQ, \
 	.trigger = TRIGGER_CLOSE, .loop = LOOP_NONE, .figure = FIG_KERNEL, .single_producer = true, \
 	.op = MB_OP_FREE
@@ -106,6 +108,16 @@ const struct bench benches[] = {
 	  .workload = "keys drawn from [0,nr), nr twice max by default, uniformly or --zipf; "
 		      "lookup, and on a miss BPF_ANY insert (timed): the map starts empty and "
 		      "evicts once full" },
+	{ .name = "htab-lookup-update", HTAB, READERS_WRITERS(MB_OP_UPDATE),
+	  .help = "lookups on --readers producers while --writers update the same keys: a figure "
+		  "each",
+	  .workload = "readers look up prefilled ids [0,nr), spread; writer w BPF_EXIST-updates "
+		      "its slice w of them" },
+	{ .name = "htab-lookup-delete", HTAB, READERS_WRITERS(MB_OP_DELETE),
+	  .help = "lookups on --readers producers while --writers delete (and re-add, untimed) "
+		  "the same keys",
+	  .workload = "readers look up prefilled ids [0,nr), spread; writer w deletes a batch of "
+		      "its slice w, then re-adds it untimed" },
 	{ .name = "htab-mem-overwrite", .aliases = { "overwrite" }, HTAB_MEM,
 	  .use_case = "overwrite", .op = MB_OP_OVERWRITE,
 	  .help = "htab-mem --use-case overwrite: per-prod-op with memory sampled",
@@ -284,6 +296,20 @@ const char *bench_flags_list(const char *name, char *buf, int len)
 			at += snprintf(buf + at, len > at ? len - at : 0, "%s%u %s", at ? ", " : "",
 				       benches[i].flag, benches[i].use_case);
 	return buf;
+}
+
+const char *bench_op_name(enum bench_op op)
+{
+	static const char *const names[] = {
+		[MB_OP_NOOP] = "noop", [MB_OP_BASELINE] = "key fetch", [MB_OP_LOOKUP] = "lookup",
+		[MB_OP_UPDATE] = "update", [MB_OP_OVERWRITE] = "overwrite",
+		[MB_OP_DELETE] = "delete", [MB_OP_ADD_DEL_BATCH] = "add+delete",
+		[MB_OP_ADD] = "add", [MB_OP_REMOVE] = "remove", [MB_OP_FILL] = "fill",
+		[MB_OP_FREE] = "free", [MB_OP_DRAIN] = "drain", [MB_OP_FILL_UP] = "fill up",
+		[MB_OP_LOOKUP_INSERT] = "lookup+insert",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] : "?";
 }
 
 struct figure_desc figure_of(const struct bench *b)

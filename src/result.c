@@ -85,6 +85,28 @@ static json_t *errors_json(const struct samples *s, __u64 total)
 	return json_pack("{s:I, s:o}", "total", (json_int_t)total, "by_errno", by);
 }
 
+/* summary.roles: readers' and writers' own figures. */
+static json_t *roles_json(const struct bench *b, const struct run_summary *sum)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < sum->nroles; i++) {
+		const struct role_summary *r = &sum->roles[i];
+
+		json_object_set_new(o, i ? "writers" : "readers", json_pack(
+			"{s:i, s:s, s:o, s:o, s:I, s:I, s:I, s:o}",
+			"producers", r->hi - r->lo,
+			"op", bench_op_name(i ? b->writer_op : b->op),
+			"throughput_mops", summary_json(&r->mops),
+			"latency_ns", summary_json(&r->latency_ns),
+			"ops", (json_int_t)r->ops,
+			"hits", (json_int_t)r->hits,
+			"misses", (json_int_t)r->misses,
+			"hit_rate", json_num(r->hit_rate)));
+	}
+	return o;
+}
+
 static json_t *throughput_json(const struct run *run, const struct samples *s,
 			       const struct run_summary *sum);
 static json_t *mem_json(const struct mem_report *rep);
@@ -187,6 +209,8 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 				"cgroup_peak", json_num(sum->cgroup_peak),
 				"own_bytes_excluded", (json_int_t)run->own_bytes,
 		"errors", errors_json(s, sum->errors));
+	if (doc && sum->nroles)
+		json_object_set_new(json_object_get(doc, "summary"), "roles", roles_json(b, sum));
 	if (doc && run->evictions >= 0)
 		json_object_update_new(json_object_get(doc, "summary"), json_pack("{s:I, s:I}",
 			"evictions", (json_int_t)run->evictions,

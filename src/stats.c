@@ -28,6 +28,45 @@ void summarize(const double *x, int n, struct summary *out)
 	free(sorted);
 }
 
+static void summarize_role(const struct samples *s, struct role_summary *r)
+{
+	double *mops = calloc(s->n + 1, sizeof(double));
+	double *lat = calloc(s->n + 1, sizeof(double));
+	int n = 0;
+
+	for (int i = 0; mops && lat && i < s->n; i++) {
+		const struct sample *x = &s->v[i];
+		__u64 ops = 0, ns = 0;
+
+		if (x->warmup || !x->ops)
+			continue;
+		for (int p = r->lo; p < r->hi; p++) {
+			ops += x->prod[p].ops, ns += x->prod[p].ns;
+			r->hits += x->prod[p].hits, r->misses += x->prod[p].misses;
+		}
+		mops[n] = ops / (x->interval_ns / 1e3);
+		lat[n++] = ops ? (double)ns / ops : NAN;
+		r->ops += ops;
+	}
+	summarize(mops, n, &r->mops);
+	summarize(lat, n, &r->latency_ns);
+	r->hit_rate = r->hits + r->misses ? (double)r->hits / (r->hits + r->misses) : NAN;
+	free(mops);
+	free(lat);
+}
+
+void summarize_roles(const struct samples *s, int writers, struct run_summary *out)
+{
+	out->nroles = 0;
+	if (!writers)
+		return;
+	out->roles[0] = (struct role_summary){ .lo = 0, .hi = s->nprod - writers };
+	out->roles[1] = (struct role_summary){ .lo = s->nprod - writers, .hi = s->nprod };
+	for (int i = 0; i < 2; i++)
+		summarize_role(s, &out->roles[i]);
+	out->nroles = 2;
+}
+
 void summarize_run(const struct samples *s, struct run_summary *out)
 {
 	double *mops = calloc(s->n + 1, sizeof(double));

@@ -9,6 +9,15 @@ struct summary {
 	double cv;		/* stddev / mean */
 };
 
+/* The producers of one role (readers or writers) and what they did. */
+struct role_summary {
+	int lo, hi;		/* producers [lo, hi) */
+	struct summary mops;	/* the role's throughput over wall time, M ops/s */
+	struct summary latency_ns;	/* its in-kernel time per operation */
+	__u64 ops, hits, misses;
+	double hit_rate;	/* NAN when it made no operation that can miss */
+};
+
 struct run_summary {
 	int n;			/* measured (post-warmup) samples */
 	int empty;		/* post-warmup samples in which nothing completed */
@@ -27,11 +36,16 @@ struct run_summary {
 	double charged_peak;			/* the largest sample */
 	struct summary charged;			/* the cgroup's charge per sample */
 	double cgroup_peak;			/* the cgroup's own peak (setup included) */
+	int nroles;				/* 2 with readers and writers, else 0 */
+	struct role_summary roles[2];		/* readers, then writers */
 };
 
 /* Sample statistics (stddev with n - 1); NAN fields when n == 0. */
 void summarize(const double *x, int n, struct summary *out);
 /* Summary over the samples that are not warmup and measured something. */
 void summarize_run(const struct samples *s, struct run_summary *out);
+/* Readers (the first nprod - writers producers) and writers, each over the
+ * samples summarize_run() measured; no roles when writers is 0. */
+void summarize_roles(const struct samples *s, int writers, struct run_summary *out);
 
 #endif

@@ -20,6 +20,11 @@ METRICS = {
     "throughput": ("M ops/s", +1),
     "latency": ("ns/op", -1),
     "kernel_rate": ("M ops/s per producer, in-kernel", +1),
+    # readers and writers of one map (htab-lookup-*): each role's own
+    "readers_throughput": ("M ops/s of the readers", +1),
+    "writers_throughput": ("M ops/s of the writers", +1),
+    "readers_latency": ("ns/op of the readers", -1),
+    "writers_latency": ("ns/op of the writers", -1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
     "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),

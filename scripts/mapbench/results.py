@@ -92,6 +92,9 @@ def _runs_of(doc, source):
     figure = doc["summary"]["figure"]
     metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
                "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
+    for role, r in (doc["summary"].get("roles") or {}).items():
+        metrics[f"{role}_throughput"] = r["throughput_mops"]["median"]
+        metrics[f"{role}_latency"] = r["latency_ns"]["median"]
     memory = doc["summary"].get("memory", {})
     for m in ("memlock_peak", "charged_avg"):
         if memory.get(m) is not None:
@@ -103,7 +106,9 @@ def _runs_of(doc, source):
             metrics[c["name"]] = c["per_op"]
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
-        units["latency"] = f"instructions/op [{ICOUNT_UNIT}]"
+        for m in metrics:
+            if m.endswith("latency"):
+                units[m] = f"instructions/op [{ICOUNT_UNIT}]"
     counted = (doc.get("model") or {}).get("per_op") or {}
     for m in MODEL_METRICS:
         if m in counted:

@@ -152,6 +152,30 @@ def test_latency_up_is_a_regression(tmp_path):
     assert script("gate", a, b, "--policy", policy).returncode == 0   # +25% < 30% threshold
 
 
+def with_roles(folder, readers, writers):
+    """The set's result files, their readers' and writers' medians set."""
+    for i, (path, r, w) in enumerate(zip(sorted(folder.glob("*.json")), readers, writers)):
+        doc = json.loads(path.read_text())
+        doc["summary"]["roles"] = {
+            role: {"throughput_mops": {"median": v}, "latency_ns": {"median": 1e3 / v}}
+            for role, v in (("readers", r), ("writers", w))}
+        path.write_text(json.dumps(doc))
+    return folder
+
+
+def test_writers_slower_readers_not_is_seen_in_the_writers_figure(tmp_path):
+    """htab-lookup-update: the writers 20% slower, the readers the same;
+    --metric writers_throughput says REGRESSION, readers_throughput does not."""
+    a = with_roles(write_set(tmp_path / "a", "htab-lookup-update", [100] * 6),
+                   noisy(90, 0.005, 6, 1), noisy(10, 0.005, 6, 2))
+    b = with_roles(write_set(tmp_path / "b", "htab-lookup-update", [100] * 6),
+                   noisy(90, 0.005, 6, 3), noisy(8, 0.005, 6, 4))
+    out = {m: verdicts(script("compare", a, b, "--metric", m).stdout)["htab-lookup-update"]
+           for m in ("readers_throughput", "writers_throughput", "writers_latency")}
+    assert out["writers_throughput"] == out["writers_latency"] == "REGRESSION"
+    assert out["readers_throughput"] != "REGRESSION"
+
+
 @pytest.mark.parametrize("after", [100, 80])
 def test_environments_that_differ_are_not_compared(tmp_path, after):
     """Inconclusive, even when the numbers differ (a CPU change, not a regression)."""

@@ -35,6 +35,7 @@ static long field_of(const struct plan *p, const char *name)
 		{ "keys", p->keys }, { "producers", p->producers }, { "batch", p->batch },
 		{ "nr_prod_cpus", p->nr_prod_cpus }, { "trigger_fallback", p->trigger_fallback },
 		{ "zero_seed", p->zero_seed }, { "prefix_len", p->prefix_len }, { "loop", p->loop },
+		{ "writers", p->writers },
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -86,6 +87,19 @@ static const struct rule rules[] = {
 	  .says = "add --keys seq" },
 	{ "... as they do with --keys seq", "bpf-hashmap-lookup --hit-ratio 0.5 --keys seq", 2,
 	  EXIT_OK, "keys", KEYS_SEQ },
+	{ "readers and writers: one of each by default", "htab-lookup-update", 2, EXIT_OK,
+	  "producers", 2 },
+	{ "... -p is their sum, one writer unless given", "-p 3 htab-lookup-update", 2, EXIT_OK,
+	  "writers", 1 },
+	{ "... or the readers' count beside the writers given",
+	  "-p 4 --writers 3 htab-lookup-delete", 2, EXIT_OK, "writers", 3 },
+	{ "... and a -p that is not their sum is refused",
+	  "-p 2 --readers 2 --writers 1 htab-lookup-update", 2, EXIT_USAGE,
+	  .says = "-p 2 is not --readers 2 plus --writers 1" },
+	{ "... as one that leaves no reader", "-p 1 htab-lookup-update", 2, EXIT_USAGE,
+	  .says = "leaves no readers" },
+	{ "--writers only where producers write one map", "--writers 2 htab-lookup", 2,
+	  EXIT_USAGE, .says = "not htab-lookup" },
 	{ "a map-filling walk takes no --nr-entries", "htab-overwrite-full --nr-entries 10", 2,
 	  EXIT_USAGE, .says = "fills the map" },
 	{ "ops that work to the range's end take keys in order", "lpm-trie-insert --random", 2,
