@@ -51,6 +51,14 @@ enum figure {
 #define ENTRIES_TWICE_MAX (-4)	/* nr-entries: twice max-entries (a map that must evict) */
 #define PREFIX_ALL (-2)		/* prefix-len: every bit of the key */
 
+/* --prefix-len with several lengths: each length's share of an LPM trie's
+ * prefixes (they sum to 1), lengths up to 64 bits. */
+#define PREFIX_MIX_MAX 64
+struct prefix_mix {
+	bool mixed;
+	double weight[PREFIX_MIX_MAX + 1];
+};
+
 struct host;
 struct key_walk;
 struct map_kind;
@@ -88,7 +96,9 @@ struct plan {
 	int key_size;
 	int value_size;
 	long max_entries;
-	int prefix_len;			/* LPM trie keys' prefix bits; 0 for other maps */
+	int prefix_len;			/* LPM trie keys' prefix bits (mixed: the longest);
+					 * 0 for other maps */
+	struct prefix_mix prefix_mix;	/* LPM: several lengths, each its share */
 	long nr_entries;		/* prefilled keys */
 	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
 	int zero_seed;			/* 1: BPF_F_ZERO_SEED, where the kind has a seed */

@@ -10,6 +10,7 @@
 #include "keys.h"
 #include "parse.h"
 #include "plan.h"
+#include "prefixes.h"
 
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
@@ -138,7 +139,8 @@ void cli_usage(FILE *f)
 "                          (4 for IPv4, 16 for IPv6)\n"
 "      --value-size N      bytes\n"
 "      --max-entries N     map capacity (K and M suffixes)\n"
-"      --prefix-len N      LPM prefix length (default: all key bits)\n"
+"      --prefix-len N      LPM prefix length (default: all key bits); several: LO..HI\n"
+"                          (each length equally) or LEN:WEIGHT,... (24:60,16:40)\n"
 "      --nr-entries N      keys prefilled\n"
 "      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
 "      --map-flags N       BPF_F_* bits added to the map kind's, as the kernel\n"
@@ -448,7 +450,12 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_LOOP: CHOICE_GIVEN("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;
-		case OPT_PREFIX_LEN: NUM_GIVEN("prefix-len", 0, 2048, given->prefix_len); break;
+		case OPT_PREFIX_LEN:
+			if (!strpbrk(optarg, ".:"))
+				NUM_GIVEN("prefix-len", 0, 2048, given->prefix_len);
+			else if (prefix_mix_parse(optarg, &given->prefix_mix))
+				return EXIT_USAGE;
+			break;
 		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
 		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
 		case OPT_BATCH: NUM_GIVEN("batch", 1, 1 << 22, given->batch); break;

@@ -401,7 +401,8 @@ void keys_permutation(__u32 *perm, long n, long nr, enum key_order order, unsign
 
 bool keys_visit_differs(const struct plan *plan)
 {
-	return plan->keys != KEYS_SEQ || plan->hit_ratio < 1;
+	/* mixed prefix lengths: lookups visit addresses under the prefixes */
+	return plan->keys != KEYS_SEQ || plan->hit_ratio < 1 || plan->prefix_mix.mixed;
 }
 
 /* --hit-ratio: a share 1 - hit_ratio of the slots, evenly spread (slot i

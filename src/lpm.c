@@ -12,6 +12,7 @@
 #include "lpm.skel.h"
 #include "probe.h"
 #include "peer.h"
+#include "prefixes.h"
 #include "progs.h"
 
 #define LPM_DATA_MAX 256	/* the kernel's LPM_DATA_SIZE_MAX */
@@ -28,6 +29,31 @@ static void set_map_type(struct run *run)
 	run->map_flags = BPF_F_NO_PREALLOC;
 }
 
+/* Several lengths: as long as the key, room for each length's prefixes,
+ * and producers that visit keys[] (not the free benchmark's whole maps). */
+static int check_mix(const struct plan *plan)
+{
+	int over = prefix_mix_overfull(&plan->prefix_mix, plan->nr_entries);
+
+	if (plan->prefix_len > plan->key_size * 8) {
+		mb_err("--prefix-len %d is longer than the %d-byte key: raise --key-size",
+		       plan->prefix_len, plan->key_size);
+		return EXIT_USAGE;
+	}
+	if (over >= 0) {
+		mb_err("--nr-entries %ld gives /%d more prefixes than the %ld there are: lower its "
+		       "share or --nr-entries", plan->nr_entries, over, 1L << over);
+		return EXIT_USAGE;
+	}
+	if (!plan->bench->walk || plan->bench->walk->unbatched) {
+		mb_err("--prefix-len with several lengths is for the benchmarks whose producers visit "
+		       "prefixes (lpm-trie-lookup, -update, -insert, -delete), not %s",
+		       plan->bench->name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int lpm_check(const struct plan *plan)
 {
 	int bits = plan->key_size * 8;
@@ -37,6 +63,8 @@ static int lpm_check(const struct plan *plan)
 		       LPM_DATA_MAX);
 		return EXIT_USAGE;
 	}
+	if (plan->prefix_mix.mixed)
+		return check_mix(plan);
 	if (plan->prefix_len < 1 || plan->prefix_len > bits) {
 		mb_err("--prefix-len must be from 1 to %d for %d-byte keys, not %d", bits,
 		       plan->key_size, plan->prefix_len);
@@ -65,21 +93,29 @@ void lpm_key(void *key, int key_size, int plen, __u32 id)
 	memcpy(data, &id, key_size < 4 ? key_size : 4);
 }
 
-/* keys[] as whole trie keys in visiting order. */
+/* keys[] as whole trie keys in visiting order; with several prefix
+ * lengths the prefixes of a table, lookups visiting addresses under them. */
 static int load_keys(struct bpf_map *keys, const struct plan *plan, enum key_use use)
 {
 	size_t size = sizeof(__u32) + plan->key_size;
-	long n = plan->max_entries;
-	__u32 *ids = malloc(n * sizeof(*ids));
+	long n = plan->max_entries, slots = walk_key_slots(plan);
+	__u32 *ids = malloc(slots * sizeof(*ids));
 	char *buf = malloc(n * size);
+	bool address = use == KEYS_VISIT && plan->bench->op == MB_OP_LOOKUP;
+	struct prefix_table table = { 0 };
 	int err = -ENOMEM;
 
-	if (ids && buf) {
+	if (ids && buf && (!plan->prefix_mix.mixed ||
+			   !prefix_table_make(&table, &plan->prefix_mix, slots, plan->seed))) {
 		err = keys_ids(plan, ids, use);
 		for (long i = 0; !err && i < n; i++)
-			lpm_key(buf + i * size, plan->key_size, plan->prefix_len, ids[i]);
+			if (plan->prefix_mix.mixed)
+				prefix_key(&table, ids[i], plan->key_size, address, buf + i * size);
+			else
+				lpm_key(buf + i * size, plan->key_size, plan->prefix_len, ids[i]);
 		err = err ?: keys_load(keys, buf, size, n);
 	}
+	prefix_table_free(&table);
 	free(ids);
 	free(buf);
 	return err;

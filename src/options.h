@@ -41,6 +41,7 @@ struct options {
 	bool all;			/* mem: every map kind */
 	const char *use_case;		/* htab-mem: which of its rows */
 	double zipf;			/* --zipf: the exponent; 0: not given */
+	struct prefix_mix prefix_mix;	/* --prefix-len LO..HI or LEN:WEIGHT,... */
 	double hit_ratio;		/* --hit-ratio: the share of lookups that hit; -1: not given */
 	struct maybe flags;		/* --flags: a group's member by its test bit */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,

@@ -2,11 +2,14 @@
 /* The resolve step: row defaults, then derived values, then checks. Only
  * this file writes a plan; everything after it reads a const one. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
 #include "keys.h"
 #include "maps.h"
 #include "plan.h"
+#include "prefixes.h"
 #include "trigger.h"
 
 /* The map kind and its preallocation: the kind's rule where it has one,
@@ -58,11 +61,14 @@ static int resolve_sizes(const struct options *given, const struct host *host, s
 
 	p->key_size = OR(given->key_size, b->key_size);
 	p->value_size = OR(given->value_size, b->value_size);
-	if (b->prefix_len == -1 && given->prefix_len.given) {
+	if (b->prefix_len == -1 && (given->prefix_len.given || given->prefix_mix.mixed)) {
 		mb_err("--prefix-len is for LPM trie benchmarks, not %s", b->name);
 		return EXIT_USAGE;
 	}
 	p->prefix_len = b->prefix_len == PREFIX_ALL ? OR(given->prefix_len, p->key_size * 8) : 0;
+	p->prefix_mix = given->prefix_mix;
+	if (p->prefix_mix.mixed)
+		p->prefix_len = prefix_mix_longest(&p->prefix_mix);
 	nr_default = b->nr_entries;
 	p->max_entries = given->max_entries.given ? given->max_entries.value :
 			 b->max_entries_of ? b->max_entries_of(host) :
@@ -136,6 +142,15 @@ static int resolve_keys(const struct options *given, struct plan *p)
 		mb_err("--keys counter is the kernel LPM bench's key walk: for lpm-trie-* only, not %s",
 		       b->name);
 		return EXIT_USAGE;
+	}
+	if (p->prefix_mix.mixed && (p->keys == KEYS_COUNTER || p->keys == KEYS_PRANDOM)) {
+		if (given->keys.given) {
+			mb_err("--prefix-len with several lengths visits the prefixes in keys[], and "
+			       "--keys %s makes keys in the program: use --keys seq or random",
+			       keys_name(p->keys));
+			return EXIT_USAGE;
+		}
+		p->keys = KEYS_SEQ;
 	}
 	p->seed = OR(given->seed, 1);
 	if (given->zipf && !(w && w->draws)) {
@@ -340,6 +355,35 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	return err ?: b->family->check(out);
 }
 
+/* params.prefix_lens: {"24": share, ...}. */
+static json_t *prefix_mix_json(const struct prefix_mix *mix)
+{
+	json_t *o = json_object();
+	char len[8];
+
+	for (int i = 0; i <= PREFIX_MIX_MAX; i++)
+		if (mix->weight[i]) {
+			snprintf(len, sizeof(len), "%d", i);
+			json_object_set_new(o, len, json_real(mix->weight[i]));
+		}
+	return o;
+}
+
+/* The mix prefix_mix_json() recorded, or none. */
+static void prefix_mix_of(json_t *o, struct prefix_mix *mix)
+{
+	const char *len;
+	json_t *share;
+
+	memset(mix, 0, sizeof(*mix));
+	json_object_foreach(o, len, share) {
+		int i = atoi(len);
+
+		if (i >= 0 && i <= PREFIX_MIX_MAX && json_number_value(share) > 0)
+			mix->weight[i] = json_number_value(share), mix->mixed = true;
+	}
+}
+
 json_t *plan_json(const struct plan *p)
 {
 	json_t *cpus = json_null(), *o;
@@ -357,7 +401,8 @@ json_t *plan_json(const struct plan *p)
 		"value_size", p->value_size,
 		"max_entries", (json_int_t)p->max_entries,
 		"nr_entries", (json_int_t)p->nr_entries,
-		"prefix_len", p->map && p->map->bit == MAP_LPM ? json_integer(p->prefix_len) :
+		"prefix_len", p->map && p->map->bit == MAP_LPM && !p->prefix_mix.mixed ?
+			      json_integer(p->prefix_len) :
 								   json_null(),
 		"keys", keys_name(p->keys),
 		"seed", (json_int_t)p->seed,
@@ -372,6 +417,8 @@ json_t *plan_json(const struct plan *p)
 		"key_walk", p->bench->walk ? p->bench->walk->name : "none");
 	if (o && p->bench->walk && p->bench->walk->draws)
 		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
+	if (o && p->prefix_mix.mixed)
+		json_object_set_new(o, "prefix_lens", prefix_mix_json(&p->prefix_mix));
 	if (o && p->writers)
 		json_object_set_new(o, "writers", json_integer(p->writers));
 	if (o && p->hit_ratio < 1)
@@ -442,6 +489,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->max_entries = maybe_int(pa, "max_entries");
 	g->nr_entries = maybe_int(pa, "nr_entries");
 	g->prefix_len = maybe_int(pa, "prefix_len");
+	prefix_mix_of(json_object_get(pa, "prefix_lens"), &g->prefix_mix);
 	if (json_is_boolean(json_object_get(pa, "prealloc")))
 		GIVE(g->prealloc, json_is_true(json_object_get(pa, "prealloc")));
 	if (json_is_true(json_object_get(pa, "zero_seed")))

@@ -48,6 +48,21 @@ def test_lookups_in_a_full_trie_all_hit(root, result, args):
     assert doc["summary"]["hits"] > 0 and doc["summary"]["hit_rate"] == 1.0
 
 
+@pytest.mark.parametrize("bench", ["lpm-trie-lookup", "lpm-trie-update", "lpm-trie-insert"])
+def test_mixed_prefix_lengths_are_all_stored_and_found(root, result, bench):
+    """--prefix-len 16..32: 17 lengths, equal shares, recorded; lookups of
+    addresses under every prefix all hit, updates find every prefix, and
+    inserting them all into an empty trie meets no duplicate (EEXIST)."""
+    proc, doc = result(bench, *QUICK, "--prefix-len", "16..32", "--nr-entries", "5000")
+    assert proc.returncode == 0, proc.stderr
+    lens = doc["params"]["prefix_lens"]
+    assert sorted(map(int, lens)) == list(range(16, 33)) and doc["params"]["prefix_len"] is None
+    assert sum(lens.values()) == pytest.approx(1.0)
+    assert doc["params"]["keys"] == "seq"
+    assert doc["summary"]["misses"] == 0 and doc["summary"]["hits"] == doc["summary"]["ops"] > 0
+    assert doc["errors"]["total"] == 0
+
+
 @pytest.mark.parametrize("bench", ["lpm-trie-delete", "lpm-trie-update"])
 def test_present_prefixes_are_always_found(root, result, bench):
     proc, doc = result(bench, *QUICK, "--nr-entries", "5000")
@@ -100,6 +115,13 @@ def test_free_leaves_no_maps_behind(root):
     (["lpm-trie-free", "-p", "2"], "-p 1"),
     (["lpm-trie-lookup", "--map", "htab"], "LPM trie"),
     (["htab-lookup", "--prefix-len", "8"], "LPM"),
+    (["htab-lookup", "--prefix-len", "8..32"], "LPM"),
+    (["lpm-trie-lookup", "--prefix-len", "8..32"], "gives /8 more prefixes than the 256"),
+    (["lpm-trie-lookup", "--prefix-len", "16..33"], "longer than the 4-byte key"),
+    (["lpm-trie-lookup", "--prefix-len", "16..65"], "--prefix-len takes"),
+    (["lpm-trie-lookup", "--prefix-len", "24:60,16"], "--prefix-len takes"),
+    (["lpm-trie-lookup", "--prefix-len", "16..32", "--random"], "use --keys seq or random"),
+    (["lpm-trie-free", "--prefix-len", "16..32"], "not lpm-trie-free"),
 ])
 def test_bad_lpm_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args)
