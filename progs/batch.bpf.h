@@ -325,8 +325,8 @@ static __always_inline __u32 op_of(const struct prod_ctl *c, bool filling)
 
 /* One batch of producer c's op, counted in cnt. Its op is read-only data
  * (or the fill's constant), so the verifier walks that op's case alone. */
-static __always_inline int run_op(struct prod_ctl *c, struct prod_counters *cnt, bool use_for,
-				  bool filling)
+static __always_inline int run_op(__u32 id, struct prod_ctl *c, struct prod_counters *cnt,
+				  bool use_for, bool filling)
 {
 	struct batch_state s = { .cnt = cnt };
 	__u64 t0, t1, ops, hits;
@@ -362,6 +362,8 @@ static __always_inline int run_op(struct prod_ctl *c, struct prod_counters *cnt,
 	c->cur = s.cur;
 	/* the loop alone and key fetches make no map operation to hit */
 	hits = op == MB_OP_NOOP || op == MB_OP_BASELINE ? 0 : ops - s.misses - s.errors;
+	if (!filling)
+		record_batch(id, s.cnt, ops, t1 - t0);
 	account(s.cnt, ops, t1 - t0, hits, s.misses);
 	return 0;
 }
@@ -371,7 +373,7 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 {
 	if (id >= MAX_PRODUCERS)
 		return -1;
-	return run_op(&ctl[id], &cnt[id], use_for, false);
+	return run_op(id, &ctl[id], &cnt[id], use_for, false);
 }
 
 /* Producer id of the current thread for syscall triggers, or -1. */
@@ -402,7 +404,7 @@ static __always_inline __u32 xdp_prod_id(struct xdp_md *ctx)
  * (every kernel mapbench runs on has it). */
 SEC("xdp") int fill(struct xdp_md *ctx)
 {
-	return run_op(&ctl[0], &cnt[0], false, true) ? XDP_ABORTED : XDP_PASS;
+	return run_op(0, &ctl[0], &cnt[0], false, true) ? XDP_ABORTED : XDP_PASS;
 }
 
 SEC("xdp") int xdp_for(struct xdp_md *ctx)

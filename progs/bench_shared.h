@@ -12,6 +12,11 @@
 /* Runs whose in-kernel times each producer keeps: the kernel's
  * bpf-hashmap-lookup reports from its last 32 runs per CPU. */
 #define RECENT_RUNS 32
+/* Each producer's last BATCH_RING batches, their in-kernel time and op
+ * count in one word (ns in the low BATCH_NS_BITS, ops above): the record
+ * of run r is slot r % BATCH_RING of the producer's ring. */
+#define BATCH_RING 4096
+#define BATCH_NS_BITS 40
 /* Hash keys up to the kernel's MAX_BPF_STACK (programs hold a key there). */
 #define MAX_KEY_SIZE 512
 

@@ -14,6 +14,31 @@
 
 struct prod_counters cnt[MAX_PRODUCERS];
 
+/* Every batch's time and op count (bench_shared.h's BATCH_RING per
+ * producer), read by user space through mmap; sized before load, one
+ * entry where nothing records. */
+const volatile bool record_batches;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} batch_times SEC(".maps");
+
+/* Before account(): slot c->runs of producer id's ring is this run's. */
+static __always_inline void record_batch(__u32 id, struct prod_counters *c, __u64 ops, __u64 ns)
+{
+	__u32 slot = id * BATCH_RING + c->runs % BATCH_RING;
+	__u64 *rec;
+
+	if (!record_batches)
+		return;
+	rec = bpf_map_lookup_elem(&batch_times, &slot);
+	if (rec)
+		*rec = ns | ops << BATCH_NS_BITS;
+}
+
 /* Add timed work to a producer's counters; seq lets user space take a
  * consistent snapshot of ops and ns without stopping the producer. */
 static __always_inline void account(struct prod_counters *c, __u64 ops, __u64 ns,

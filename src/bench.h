@@ -108,6 +108,7 @@ struct plan {
 	double zipf;			/* drawn keys: Zipf's exponent, or 0 for uniform */
 	double hit_ratio;		/* lookups: the share of visits to present keys (1: all) */
 	int batch;			/* operations per program run */
+	bool batch_times;		/* record every batch's time (percentiles) */
 	bool all;			/* mem: every map type */
 	int argc;
 	char **argv;
@@ -127,6 +128,10 @@ struct family {
 	int (*run)(struct run *run, int prod);
 	/* Consistent copy of every producer's counters. */
 	void (*measure)(struct run *run, struct prod_counters *out);
+	/* ns per op of producer prod's runs [first, end) still in its batch
+	 * ring (progs/common.bpf.h), into out; how many. NULL: the family
+	 * records no batches. */
+	long (*batch_times)(struct run *run, int prod, __u64 first, __u64 end, double *out);
 	void (*teardown)(struct run *run);
 	/* Once per producer thread, before its first run. */
 	int (*thread_init)(struct run *run, int prod);

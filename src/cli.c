@@ -15,7 +15,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -74,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "hit-ratio", required_argument, NULL, OPT_HIT_RATIO },
 	{ "readers", required_argument, NULL, OPT_READERS },
 	{ "writers", required_argument, NULL, OPT_WRITERS },
+	{ "batch-times", required_argument, NULL, OPT_BATCH_TIMES },
 	{ "flags", required_argument, NULL, OPT_FLAGS },
 	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
@@ -165,6 +166,8 @@ void cli_usage(FILE *f)
 "                          (default 1)\n"
 "      --writers N         ... and that write the same map (default 1); -p, where\n"
 "                          given, is their sum\n"
+"      --batch-times on|off  record every batch's in-kernel time: percentiles of ns/op\n"
+"                          (default: on, off for the kernel benches' own rows)\n"
 "      --batch N           operations per program run (one that is not a multiple of 8\n"
 "                          runs with bpf_loop, one operation a callback)\n"
 "      --all               mem: measure every map type\n"
@@ -462,6 +465,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_FLAGS: NUM_GIVEN("flags", 1, INT32_MAX, given->flags); break;
 		case OPT_READERS: NUM_GIVEN("readers", 1, MAX_PRODUCERS, given->readers); break;
 		case OPT_WRITERS: NUM_GIVEN("writers", 1, MAX_PRODUCERS, given->writers); break;
+		case OPT_BATCH_TIMES: CHOICE_GIVEN("batch-times", given->batch_times, "off", "on"); break;
 		case OPT_ZIPF:
 			given->zipf = strtod(optarg, &end);
 			if (*end || end == optarg || !(given->zipf > 0 && given->zipf <= 100)) {

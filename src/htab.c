@@ -135,6 +135,7 @@ static void configure_maps(struct htab_bpf *skel, struct run *run)
 	skel->rodata->partner_op = walk_partner_op(plan);
 	skel->rodata->op_at_run_time = plan->bench->kernel && plan->bench->kernel->op_at_run_time;
 	skel->rodata->bench_tgid = getpid();
+	skel->rodata->record_batches = plan->batch_times;
 	skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	skel->rodata->key_shared = plan->bench->kernel && plan->bench->kernel->shared_key;
 	skel->rodata->key_index = plan->keys == KEYS_INDEX;
@@ -249,6 +250,7 @@ const struct family htab_family = {
 	.setup = htab_setup,
 	.run = progs_run,
 	.measure = progs_measure,
+	.batch_times = progs_batch_times,
 	.teardown = htab_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,

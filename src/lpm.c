@@ -164,6 +164,7 @@ static int lpm_setup(struct run *run)
 	st->skel->rodata->op_at_run_time = plan->bench->kernel &&
 					   plan->bench->kernel->op_at_run_time;
 	st->skel->rodata->bench_tgid = getpid();
+	st->skel->rodata->record_batches = plan->batch_times;
 	st->skel->rodata->trigger_syscall = TRIGGER_SYSCALL;
 	st->skel->rodata->key_counter = plan->keys == KEYS_COUNTER || plan->keys == KEYS_PRANDOM;
 	st->skel->rodata->keys_drawn = plan->keys == KEYS_PRANDOM;
@@ -198,6 +199,7 @@ const struct family lpm_family = {
 	.setup = lpm_setup,
 	.run = progs_run,
 	.measure = progs_measure,
+	.batch_times = progs_batch_times,
 	.teardown = lpm_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = lpm_new_filled_map,

@@ -45,7 +45,8 @@ struct options {
 	double hit_ratio;		/* --hit-ratio: the share of lookups that hit; -1: not given */
 	struct maybe flags;		/* --flags: a group's member by its test bit */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
-		     prealloc, zero_seed, keys, seed, batch, map_flags, readers, writers;
+		     prealloc, zero_seed, keys, seed, batch, map_flags, readers, writers,
+		     batch_times;
 	int argc;
 	char **argv;
 };

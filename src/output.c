@@ -78,6 +78,18 @@ static void print_errors(const struct samples *s, __u64 total)
 	printf(")\n");
 }
 
+/* Percentiles of the batches' in-kernel time per operation. */
+static void print_batches(const struct run_summary *sum, struct units u)
+{
+	const struct batch_stats *b = &sum->batches;
+
+	printf("Batches: p50 %.2lf, p90 %.2lf, p99 %.2lf, max %.2lf %s/op (in-kernel, each batch's "
+	       "time per op); %ld of the %ld measured batches (each producer's latest %d a "
+	       "second%s)\n", b->p50 * u.lat, b->p90 * u.lat, b->p99 * u.lat, b->max * u.lat,
+	       u.lat_unit, b->n, sum->batches_ran, BATCH_RING / 2,
+	       b->n < sum->batches_seen ? ", then a uniform sample" : "");
+}
+
 /* Readers (role 0) or writers (1): their own throughput, latency and hits. */
 static void print_role(const struct run *run, const struct role_summary *r, int role)
 {
@@ -147,6 +159,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	       sum->n, sum->mops.median * u.tput, sum->mops.min * u.tput, sum->mops.max * u.tput,
 	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100, sum->kmops_prod.mean * u.tput,
 	       u.tput_unit);
+	if (sum->batches.n)
+		print_batches(sum, u);
 	for (int i = 0; i < sum->nroles; i++)
 		print_role(run, &sum->roles[i], i);
 	if (sum->empty)

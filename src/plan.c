@@ -231,6 +231,22 @@ static int resolve_hit_ratio(const struct options *given, struct plan *p)
 	return EXIT_OK;
 }
 
+/* Every batch's time, for percentiles: mapbench's own rows record them; a
+ * kernel bench's keep its harness as it is unless asked. */
+static int resolve_batch_times(const struct options *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+	bool can = b->family->batch_times && b->walk && !b->walk->unbatched;
+
+	if (OR(given->batch_times, 0) && !can) {
+		mb_err("--batch-times on: %s runs no batches whose times mapbench records: drop it",
+		       b->name);
+		return EXIT_USAGE;
+	}
+	p->batch_times = can && OR(given->batch_times, !b->kernel);
+	return EXIT_OK;
+}
+
 static int resolve_trigger(const struct options *given, const struct host *host, struct plan *p)
 {
 	const struct bench *b = p->bench;
@@ -351,7 +367,8 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	err = resolve_roles(given, out) ?: resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
 	      resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?:
-	      resolve_hit_ratio(given, out) ?: cpu_plan(out, host);
+	      resolve_hit_ratio(given, out) ?: resolve_batch_times(given, out) ?:
+	      cpu_plan(out, host);
 	return err ?: b->family->check(out);
 }
 
@@ -419,6 +436,8 @@ json_t *plan_json(const struct plan *p)
 		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
 	if (o && p->prefix_mix.mixed)
 		json_object_set_new(o, "prefix_lens", prefix_mix_json(&p->prefix_mix));
+	if (o && p->batch_times)
+		json_object_set_new(o, "batch_times", json_true());
 	if (o && p->writers)
 		json_object_set_new(o, "writers", json_integer(p->writers));
 	if (o && p->hit_ratio < 1)
@@ -486,6 +505,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->key_size = maybe_int(pa, "key_size");
 	g->value_size = maybe_int(pa, "value_size");
 	g->writers = maybe_int(pa, "writers");
+	GIVE(g->batch_times, json_is_true(json_object_get(pa, "batch_times")));
 	g->max_entries = maybe_int(pa, "max_entries");
 	g->nr_entries = maybe_int(pa, "nr_entries");
 	g->prefix_len = maybe_int(pa, "prefix_len");

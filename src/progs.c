@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Driving a producer family's BPF object: load, prefill, start, fire, read. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "batches.h"
 #include "counters.h"
 #include "keys.h"
 #include "log.h"
@@ -19,6 +22,9 @@ int progs_prepare(struct progs *p, struct run *run, struct bpf_object *obj)
 	p->obj = obj;
 	p->keys = bpf_object__find_map_by_name(obj, "keys");
 	bpf_map__set_max_entries(p->keys, walk_key_slots(run->plan));
+	p->batch_times = bpf_object__find_map_by_name(obj, "batch_times");
+	if (run->plan->batch_times)
+		bpf_map__set_max_entries(p->batch_times, run->plan->producers * BATCH_RING);
 	log_clear();
 	err = trigger_prepare(&p->trig, obj, run);
 	if (!err && !run->plan->bench->no_prefill && run->plan->nr_entries) {
@@ -94,8 +100,29 @@ int progs_fill(struct progs *p, const struct plan *plan, keys_loader load)
 	return EXIT_OK;
 }
 
+/* The batch rings, read-only in user space. */
+static int map_ring(struct progs *p, const struct plan *plan)
+{
+	void *ring;
+
+	if (!plan->batch_times)
+		return EXIT_OK;
+	p->ring_bytes = (size_t)plan->producers * BATCH_RING * sizeof(__u64);
+	ring = mmap(NULL, p->ring_bytes, PROT_READ, MAP_SHARED, bpf_map__fd(p->batch_times), 0);
+	if (ring == MAP_FAILED) {
+		mb_err("mapping the batch times failed: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	p->ring = ring;
+	return EXIT_OK;
+}
+
 int progs_start(struct progs *p, struct run *run)
 {
+	int err = map_ring(p, run->plan);
+
+	if (err)
+		return err;
 	memset(p->cnt, 0, sizeof(*p->cnt) * MAX_PRODUCERS);
 	walk_assign(run->plan, p->ctl);
 	if (run->plan->keys == KEYS_INDEX &&
@@ -111,6 +138,9 @@ int progs_start(struct progs *p, struct run *run)
 void progs_stop(struct progs *p)
 {
 	trigger_detach(&p->trig);
+	if (p->ring)
+		munmap((void *)p->ring, p->ring_bytes);
+	p->ring = NULL;
 }
 
 int progs_thread_init(struct run *run, int prod)
@@ -132,4 +162,19 @@ void progs_measure(struct run *run, struct prod_counters *out)
 	struct progs *p = run->priv;
 
 	counters_snapshot(p->cnt, run->plan->producers, out);
+}
+
+long progs_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out)
+{
+	struct progs *p = run->priv;
+	const __u64 *ring = p->ring ? p->ring + (size_t)prod * BATCH_RING : NULL;
+	long n = 0;
+
+	for (__u64 r = first; ring && r < end; r++) {
+		double v = batch_ns_per_op(ring[r % BATCH_RING]);
+
+		if (!isnan(v))
+			out[n++] = v;
+	}
+	return n;
 }

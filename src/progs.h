@@ -13,6 +13,9 @@ struct progs {
 	struct prod_counters *cnt;
 	struct trigger_state trig;
 	struct bpf_program *fill;	/* the prefill's program, or NULL (no prefill) */
+	struct bpf_map *batch_times;
+	const __u64 *ring;		/* batch_times mmapped, or NULL (not recorded) */
+	size_t ring_bytes;
 };
 
 /* Before load: record the object, pick programs (the trigger's, and the
@@ -35,5 +38,6 @@ void progs_stop(struct progs *p);
 int progs_thread_init(struct run *run, int prod);
 int progs_run(struct run *run, int prod);
 void progs_measure(struct run *run, struct prod_counters *out);
+long progs_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out);
 
 #endif

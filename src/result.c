@@ -48,16 +48,34 @@ static json_t *params_json(const struct run *run)
 	return o;
 }
 
+/* summary.batches: the percentiles of every batch kept, and the kernel's
+ * IQR-filtered figures (bench_bpf_timing.c's). */
+static json_t *batches_json(const struct run_summary *sum)
+{
+	const struct batch_stats *b = &sum->batches;
+
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:o, s:o, s:o, s:o, s:o, s:o}}",
+		"kept", (json_int_t)b->n, "read", (json_int_t)sum->batches_seen,
+		"ran", (json_int_t)sum->batches_ran,
+		"p50_ns", json_num(b->p50), "p90_ns", json_num(b->p90), "p99_ns", json_num(b->p99),
+		"min_ns", json_num(b->min), "max_ns", json_num(b->max),
+		"iqr",
+			"samples", (json_int_t)b->iqr_n, "median_ns", json_num(b->iqr_median),
+			"stddev_ns", json_num(b->iqr_stddev), "cv_pct", json_num(b->iqr_cv),
+			"min_ns", json_num(b->iqr_min), "p99_ns", json_num(b->iqr_p99),
+			"max_ns", json_num(b->iqr_max));
+}
+
 static json_t *sample_json(const struct sample *x, int i, int nprod)
 {
-	json_t *prods = json_array();
+	json_t *prods = json_array(), *o;
 
 	for (int p = 0; p < nprod; p++)
 		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I, s:I}",
 			"ops", (json_int_t)x->prod[p].ops, "ns", (json_int_t)x->prod[p].ns,
 			"runs", (json_int_t)x->prod[p].runs,
 			"hits", (json_int_t)x->prod[p].hits, "misses", (json_int_t)x->prod[p].misses));
-	return json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
 		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns, "runs", (json_int_t)x->runs,
 		"hits", (json_int_t)x->hits, "misses", (json_int_t)x->misses,
@@ -66,6 +84,11 @@ static json_t *sample_json(const struct sample *x, int i, int nprod)
 		"memlock_bytes", x->memlock >= 0 ? json_integer(x->memlock) : json_null(),
 		"charged_bytes", x->charged >= 0 ? json_integer(x->charged) : json_null(),
 		"producers", prods);
+	if (o && x->batch.n)
+		json_object_set_new(o, "batches", json_pack("{s:I, s:I, s:o, s:o}",
+			"read", (json_int_t)x->batch.n, "ran", (json_int_t)x->batches_ran,
+			"p50_ns", json_num(x->batch.p50), "p99_ns", json_num(x->batch.p99)));
+	return o;
 }
 
 static json_t *errors_json(const struct samples *s, __u64 total)
@@ -209,6 +232,8 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 				"cgroup_peak", json_num(sum->cgroup_peak),
 				"own_bytes_excluded", (json_int_t)run->own_bytes,
 		"errors", errors_json(s, sum->errors));
+	if (doc && sum->batches.n)
+		json_object_set_new(json_object_get(doc, "summary"), "batches", batches_json(sum));
 	if (doc && sum->nroles)
 		json_object_set_new(json_object_get(doc, "summary"), "roles", roles_json(b, sum));
 	if (doc && run->evictions >= 0)

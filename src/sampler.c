@@ -101,6 +101,29 @@ static struct sample *sample_add(struct samples *out)
 	return s;
 }
 
+/* The interval's batch times, newest first where a producer ran more than
+ * half its ring (the older half may be overwritten while read). */
+static int read_batches(struct run *run, const struct prod_counters *prev,
+			const struct prod_counters *cur, double *buf, struct sample *s,
+			struct samples *out)
+{
+	const struct family *f = run->plan->bench->family;
+	long n = 0;
+
+	if (!run->plan->batch_times || !f->batch_times)
+		return 0;
+	for (int p = 0; p < out->nprod; p++) {
+		__u64 first = prev[p].runs, end = cur[p].runs;
+
+		s->batches_ran += end - first;
+		if (end - first > BATCH_RING / 2)
+			first = end - BATCH_RING / 2;
+		n += f->batch_times(run, p, first, end, buf + n);
+	}
+	batch_stats_of(buf, n, &s->batch);
+	return s->warmup ? 0 : batch_record_add(&out->batches, buf, n, s->batches_ran);
+}
+
 /* Sleep until an absolute time; false if a signal or a failure cut it short. */
 static bool sleep_until(__u64 t, struct producers *prods)
 {
@@ -119,12 +142,13 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	int nprod = plan->producers, total = plan->warmup + plan->duration;
 	struct prod_counters *prev = calloc(nprod, sizeof(*prev));
 	struct prod_counters *cur = calloc(nprod, sizeof(*cur));
+	double *batch_buf = calloc((size_t)nprod * BATCH_RING / 2, sizeof(*batch_buf));
 	__u64 t_start, t_prev, t_cur;
 	int status = EXIT_OK;
 
 	memset(out, 0, sizeof(*out));
 	out->nprod = nprod;
-	if (!prev || !cur) {
+	if (!prev || !cur || !batch_buf) {
 		status = EXIT_RUNTIME;
 		goto out;
 	}
@@ -163,6 +187,10 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].runs - prev[p].runs,
 			};
 		sample_finish(s, nprod, plan->bench);
+		if (read_batches(run, prev, cur, batch_buf, s, out)) {
+			status = EXIT_RUNTIME;
+			break;
+		}
 		s->memlock = s->charged = s->charged_peak = -1;
 		if (plan->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged, &s->charged_peak);
@@ -185,6 +213,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 out:
 	free(prev);
 	free(cur);
+	free(batch_buf);
 	return status;
 }
 
@@ -194,5 +223,6 @@ void samples_free(struct samples *s)
 		free(s->v[i].prod);
 	free(s->v);
 	free(s->last);
+	batch_record_free(&s->batches);
 	memset(s, 0, sizeof(*s));
 }

@@ -2,6 +2,7 @@
 #ifndef MAPBENCH_SAMPLER_H
 #define MAPBENCH_SAMPLER_H
 #include <signal.h>
+#include "batches.h"
 #include "bench.h"
 #include "producer.h"
 
@@ -21,6 +22,8 @@ struct sample {
 	long long memlock;	/* map memory at the end of the interval, or -1 */
 	long long charged;	/* bytes charged to the bench's cgroup, or -1 */
 	long long charged_peak;	/* the cgroup's peak so far, or -1 */
+	struct batch_stats batch;	/* the interval's batches read (n 0: none) */
+	long batches_ran;		/* ... of the batches run in it */
 	struct prod_delta *prod;
 };
 
@@ -29,6 +32,7 @@ struct samples {
 	int n, cap, nprod;
 	__u64 errs[ERRNO_SLOTS];	/* by errno, over the whole run */
 	struct prod_counters *last;	/* every producer's counters at the end, or NULL */
+	struct batch_record batches;	/* the measured batches' times, a sample */
 	bool interrupted;
 };
 

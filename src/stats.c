@@ -132,6 +132,9 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 		out->cgroup_peak = NAN;
 	for (int e = 0; e < ERRNO_SLOTS; e++)
 		out->errors += s->errs[e];
+	batch_stats_of(s->batches.kept, s->batches.n_kept, &out->batches);
+	out->batches_seen = s->batches.seen;
+	out->batches_ran = s->batches.ran;
 	free(mops);
 	free(lat);
 	free(kprod);

@@ -36,6 +36,8 @@ struct run_summary {
 	double charged_peak;			/* the largest sample */
 	struct summary charged;			/* the cgroup's charge per sample */
 	double cgroup_peak;			/* the cgroup's own peak (setup included) */
+	struct batch_stats batches;		/* the measured batches kept (n 0: none) */
+	long batches_seen, batches_ran;		/* measured batches read, and run */
 	int nroles;				/* 2 with readers and writers, else 0 */
 	struct role_summary roles[2];		/* readers, then writers */
 };

@@ -25,6 +25,10 @@ METRICS = {
     "writers_throughput": ("M ops/s of the writers", +1),
     "readers_latency": ("ns/op of the readers", -1),
     "writers_latency": ("ns/op of the writers", -1),
+    # every batch's in-kernel time per op (summary.batches): the tail
+    "p50": ("ns/op, median batch", -1),
+    "p90": ("ns/op, 90th percentile batch", -1),
+    "p99": ("ns/op, 99th percentile batch", -1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
     "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),

@@ -92,6 +92,10 @@ def _runs_of(doc, source):
     figure = doc["summary"]["figure"]
     metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
                "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
+    batches = doc["summary"].get("batches") or {}
+    for m in ("p50", "p90", "p99"):
+        if batches.get(f"{m}_ns") is not None:
+            metrics[m] = batches[f"{m}_ns"]
     for role, r in (doc["summary"].get("roles") or {}).items():
         metrics[f"{role}_throughput"] = r["throughput_mops"]["median"]
         metrics[f"{role}_latency"] = r["latency_ns"]["median"]
@@ -107,7 +111,7 @@ def _runs_of(doc, source):
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
         for m in metrics:
-            if m.endswith("latency"):
+            if m.endswith("latency") or m in ("p50", "p90", "p99"):
                 units[m] = f"instructions/op [{ICOUNT_UNIT}]"
     counted = (doc.get("model") or {}).get("per_op") or {}
     for m in MODEL_METRICS:

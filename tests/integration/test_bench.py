@@ -157,6 +157,31 @@ def test_readers_and_writers_each_have_their_figure(root, result, name, writes):
                      run_bench(name, *QUICK[:-1]).stdout, re.M)
 
 
+def test_every_batch_time_gives_percentiles(root, result):
+    """summary.batches: the batches' ns/op in order (min <= p50 <= p90 <= p99 <=
+    max) around the run's mean latency, from every measured batch that was
+    read; each sample has its own p50 and p99."""
+    proc, doc = result("htab-lookup", "--batch", "64", "-p", "2", *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    b = doc["summary"]["batches"]
+    assert doc["params"]["batch_times"] is True
+    assert b["min_ns"] <= b["p50_ns"] <= b["p90_ns"] <= b["p99_ns"] <= b["max_ns"]
+    assert b["min_ns"] <= doc["summary"]["latency_ns"]["mean"] <= b["max_ns"]
+    assert 0 < b["kept"] == b["read"] <= b["ran"] == sum(s["runs"] for s in measured(doc))
+    assert b["iqr"]["samples"] <= b["kept"] and b["iqr"]["max_ns"] <= b["max_ns"]
+    assert all(s["batches"]["p50_ns"] <= s["batches"]["p99_ns"] for s in measured(doc))
+    assert re.search(r"^Batches: p50 [0-9.]+, p90 [0-9.]+, p99 [0-9.]+, max [0-9.]+ ns/op",
+                     run_bench("htab-lookup", *QUICK[:-1]).stdout, re.M)
+
+
+@pytest.mark.parametrize("args,recorded", [([], False), (["--batch-times", "on"], True)])
+def test_kernel_rows_keep_their_harness_unless_asked(root, result, args, recorded):
+    proc, doc = result("bpf-hashmap-lookup", *QUICK, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert ("batches" in doc["summary"]) == recorded
+    assert doc["params"].get("batch_times", False) == recorded
+
+
 def htab_mem(result, use_case, *args):
     proc, doc = result("htab-mem", "--use-case", use_case, *SHORT, *args)
     assert proc.returncode == 0, proc.stderr

@@ -176,6 +176,27 @@ def test_writers_slower_readers_not_is_seen_in_the_writers_figure(tmp_path):
     assert out["readers_throughput"] != "REGRESSION"
 
 
+def with_tail(folder, p50s, p99s):
+    """The set's result files, their batches' p50 and p99 set."""
+    for path, p50, p99 in zip(sorted(folder.glob("*.json")), p50s, p99s):
+        doc = json.loads(path.read_text())
+        doc["summary"]["batches"] = {"p50_ns": p50, "p90_ns": p50, "p99_ns": p99}
+        path.write_text(json.dumps(doc))
+    return folder
+
+
+def test_a_longer_tail_is_a_p99_regression_not_a_p50_one(tmp_path):
+    """The median batch unchanged, the 99th percentile 30% slower: --metric p99
+    (lower is better) says REGRESSION, --metric p50 does not."""
+    a = with_tail(write_set(tmp_path / "a", "htab-lookup", [100] * 6),
+                  noisy(40, 0.005, 6, 1), noisy(80, 0.01, 6, 2))
+    b = with_tail(write_set(tmp_path / "b", "htab-lookup", [100] * 6),
+                  noisy(40, 0.005, 6, 3), noisy(104, 0.01, 6, 4))
+    out = {m: verdicts(script("compare", a, b, "--metric", m).stdout)["htab-lookup"]
+           for m in ("p50", "p99")}
+    assert out["p99"] == "REGRESSION" and out["p50"] != "REGRESSION"
+
+
 @pytest.mark.parametrize("after", [100, 80])
 def test_environments_that_differ_are_not_compared(tmp_path, after):
     """Inconclusive, even when the numbers differ (a CPU change, not a regression)."""

@@ -118,6 +118,71 @@ static void empty_intervals_are_skipped(void **state)
 	assert_float_equal(sum.latency_ns.mean, (2e6 + 3e6) / 2, 1e-6);
 }
 
+/* 1..100 in any order: p50 is element 50 (51), p90 91, p99 100, as the
+ * kernel's percentile() picks them; nothing is outside 1.5 IQR. */
+static void batch_percentiles_of_known_times(void **state)
+{
+	double v[100];
+	struct batch_stats b;
+
+	for (int i = 0; i < 100; i++)
+		v[i] = 100 - i;
+	batch_stats_of(v, 100, &b);
+	assert_float_equal(b.p50, 51, 0);
+	assert_float_equal(b.p90, 91, 0);
+	assert_float_equal(b.p99, 100, 0);
+	assert_float_equal(b.min, 1, 0);
+	assert_float_equal(b.max, 100, 0);
+	assert_int_equal(b.iqr_n, 100);
+	assert_float_equal(b.iqr_median, 51, 0);
+}
+
+/* Two slow batches among 1..100: q1 26, q3 77, so above 153.5 is dropped
+ * from the kernel's figures, while p99 and max keep the tail. */
+static void the_iqr_filter_drops_outliers_the_tail_keeps_them(void **state)
+{
+	double v[102];
+	struct batch_stats b;
+
+	for (int i = 0; i < 100; i++)
+		v[i] = i + 1;
+	v[100] = 2000, v[101] = 1000;
+	batch_stats_of(v, 102, &b);
+	assert_int_equal(b.iqr_n, 100);
+	assert_float_equal(b.iqr_max, 100, 0);
+	assert_float_equal(b.iqr_median, 51, 0);
+	assert_float_equal(b.iqr_p99, 100, 0);
+	assert_float_equal(b.iqr_cv, sqrt(100 * 101 / 12.0) / 50.5 * 100, 1e-9);
+	assert_float_equal(b.p99, 1000, 0);
+	assert_float_equal(b.max, 2000, 0);
+	batch_stats_of(v, 0, &b);
+	assert_true(isnan(b.p50) && b.n == 0);
+}
+
+/* A ring record is ns and ops in one word; a run keeps at most BATCH_KEEP
+ * batches, a uniform sample of all it read. */
+static void batch_records_and_the_reservoir(void **state)
+{
+	static double v[200000];
+	struct batch_record r = { 0 };
+	double sum = 0;
+
+	assert_float_equal(batch_ns_per_op(4096 | 8ULL << BATCH_NS_BITS), 512, 0);
+	assert_true(isnan(batch_ns_per_op(4096)));
+	for (int i = 0; i < 200000; i++)
+		v[i] = i;
+	for (int at = 0; at < 200000; at += 50000)
+		assert_int_equal(batch_record_add(&r, v + at, 50000, 60000), 0);
+	assert_int_equal(r.n_kept, BATCH_KEEP);
+	assert_int_equal(r.seen, 200000);
+	assert_int_equal(r.ran, 240000);
+	for (long i = 0; i < r.n_kept; i++)
+		sum += r.kept[i];
+	/* a uniform sample's mean: 99999.5, sd about 190 here */
+	assert_float_equal(sum / r.n_kept, 99999.5, 2000);
+	batch_record_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +192,9 @@ int main(void)
 		cmocka_unit_test(figures_follow_the_kernel_benches),
 		cmocka_unit_test(run_summary_drops_warmup),
 		cmocka_unit_test(empty_intervals_are_skipped),
+		cmocka_unit_test(batch_percentiles_of_known_times),
+		cmocka_unit_test(the_iqr_filter_drops_outliers_the_tail_keeps_them),
+		cmocka_unit_test(batch_records_and_the_reservoir),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
