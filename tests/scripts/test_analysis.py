@@ -197,6 +197,34 @@ def test_a_longer_tail_is_a_p99_regression_not_a_p50_one(tmp_path):
     assert out["p99"] == "REGRESSION" and out["p50"] != "REGRESSION"
 
 
+def map_perf_set(folder, per_task_runs):
+    """map-perf-hash-kmalloc runs whose tasks printed these events per sec."""
+    folder.mkdir(parents=True)
+    for i, per_task in enumerate(per_task_runs):
+        doc = result_doc("map-perf-hash-kmalloc", [sum(per_task)] * 3,
+                         figure=("events per task", "events/s", "wall"))
+        doc["summary"]["kernel_lines"] = [f"{cpu}:hash_map_perf kmalloc {v} events per sec"
+                                          for cpu, v in enumerate(per_task)]
+        (folder / f"run-{i}.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_per_cpu_report_is_seed_001s_events_per_sec(tmp_path):
+    """--style per-cpu: a row per task, its events per sec averaged over the
+    runs before and after, the delta, then the mean (100k -> 250k: +150%)."""
+    a = map_perf_set(tmp_path / "a", [[100000, 90000], [100000, 110000]])
+    b = map_perf_set(tmp_path / "b", [[250000, 240000], [250000, 260000]])
+    proc = script("report", a, b, "--style", "per-cpu", "--format", "md")
+    assert proc.returncode == 0, proc.stderr
+    assert "map-perf-hash-kmalloc (events per sec per task; 2 runs / 2)" in proc.stdout
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in proc.stdout.splitlines() if re.match(r"^\| (\d|mean)", line)]
+    assert rows == [["0", "100000", "250000", "+150.00%"], ["1", "100000", "250000", "+150.00%"],
+                    ["mean", "100000", "250000", "+150.00%"]]
+    lone = script("report", a, "--style", "per-cpu")
+    assert lone.returncode == 0 and "Per task" in lone.stdout
+
+
 @pytest.mark.parametrize("after", [100, 80])
 def test_environments_that_differ_are_not_compared(tmp_path, after):
     """Inconclusive, even when the numbers differ (a CPU change, not a regression)."""

@@ -8,6 +8,8 @@ the files.
   report BEFORE AFTER --style matrix       the same with before and after as the two columns
   report SET --style rhtab                 seed 004's three tables (lookup, full update,
                                            memory) and a summary computed from them
+  report BEFORE AFTER --style per-cpu      seed 001's shape: each task's (CPU's) events per
+                                           sec before and after, as map_perf_test prints them
   report SET --peer SET-kernel             the kernel's own bench beside mapbench, per
                                            configuration (suite run --peer kernel)
 
@@ -381,6 +383,49 @@ def rhtab_table(a, b, args):
     return "\n\n".join([lookup, full, memory, rhtab_summary(ratios, speedup, deltas)])
 
 
+def per_cpu_means(runs):
+    """{configuration: (each producer's mean over the runs, runs, unit)}; a
+    per-task figure in events/s is put back in events per sec, as the
+    kernel's lines print it, others stay M ops/s of in-kernel time."""
+    out, grouped = {}, {}
+    for r in runs:
+        grouped.setdefault(r.key(), []).append(r)
+    for key, group in grouped.items():
+        lists = [r.per_producer for r in group if r.per_producer]
+        lists = [x for x in lists if len(x) == len(lists[0])]
+        if not lists:
+            continue
+        events = group[0].unit("figure").startswith("events/s")
+        scale, unit = (1e6, "events per sec") if events else (1, "M ops/s in-kernel")
+        out[key] = (np.mean(lists, axis=0) * scale, len(lists), unit)
+    return out
+
+
+def per_cpu_table(a, b, args):
+    """Seed 001's figure per task: for each configuration, a row per CPU (a
+    producer pinned to it), before and after and the delta, then the mean."""
+    before, after = per_cpu_means(a), per_cpu_means(b) if b else {}
+    tables, varying = [], results.varying_params(before)
+    for key, (va, na, unit) in sorted(before.items(), key=lambda kv: kv[0].canonical):
+        if b and (key not in after or len(after[key][0]) != len(va)):
+            continue
+        digits = 0 if unit == "events per sec" else 2
+        vb = after[key][0] if b else None
+        rows = [[str(i), f"{x:.{digits}f}"] +
+                ([f"{vb[i]:.{digits}f}", f"{(vb[i] / x - 1) * 100:+.2f}%"] if b else [])
+                for i, x in enumerate(va)]
+        rows.append(["mean", f"{va.mean():.{digits}f}"] +
+                    ([f"{vb.mean():.{digits}f}", f"{(vb.mean() / va.mean() - 1) * 100:+.2f}%"]
+                     if b else []))
+        runs = f"{na} run{'s' if na > 1 else ''}" + (f" / {after[key][1]}" if b else "")
+        heads = ["CPU", "Before", "After", "Delta"] if b else ["CPU", "Per task"]
+        tables.append(f"{results.label(key, varying)} ({unit} per task; {runs})\n" +
+                      output.render_table(heads, rows, args.format, args.width, left=(0,)))
+    if not tables:
+        cli.die("no configuration with per-task figures" + (" in both sets" if b else ""))
+    return "\n\n".join(tables)
+
+
 def median_cv(v):
     """"23.60 (CV 1.2%, 5)": a side of the peer table."""
     v = np.asarray(v)
@@ -438,7 +483,8 @@ def main(argv=None):
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("before", help="result file or folder")
     ap.add_argument("after", nargs="?", help="result file or folder")
-    ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab", "calibration"],
+    ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab", "calibration",
+                                        "per-cpu"],
                     default="delta", help="calibration: a set run with vmrun --model --suite "
                     "cache-model against the seeds' hardware figures (docs/vm.org)")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
@@ -473,7 +519,7 @@ def main(argv=None):
         table = summary_table
     else:
         table = {"delta": delta_table, "memory": memory_table, "matrix": matrix_table,
-                 "rhtab": rhtab_table}[args.style]
+                 "rhtab": rhtab_table, "per-cpu": per_cpu_table}[args.style]
     print(header(a, b or [], args.metric))
     print()
     print(table(a, b, args))
