@@ -112,16 +112,24 @@ static int measure_oneshot(struct run *run)
 
 /* Every insert the map did not keep was evicted: the run's inserts (its
  * misses, since the row's misses insert) less what the map holds now. */
-static void count_evictions(struct run *run, const struct samples *s)
+/* Once the producers have stopped: every insert (a miss) is kept or was
+ * evicted, so the counters and the map's entries read now add up. */
+static void count_evictions(struct run *run)
 {
 	const struct family *f = run->plan->bench->family;
+	struct prod_counters *now;
 	long long inserts = 0;
 
 	run->entries_end = run->evictions = -1;
-	if (!run->plan->bench->counts_evictions || !f->entries || !s->last)
+	if (!run->plan->bench->counts_evictions || !f->entries)
 		return;
+	now = calloc(run->plan->producers, sizeof(*now));
+	if (!now)
+		return;
+	f->measure(run, now);
 	for (int p = 0; p < run->plan->producers; p++)
-		inserts += s->last[p].misses;
+		inserts += now[p].misses;
+	free(now);
 	run->entries_end = f->entries(run);
 	if (run->entries_end >= 0)
 		run->evictions = inserts - run->entries_end;
@@ -153,7 +161,7 @@ static int measure(struct run *run)
 	if (!failed)
 		failed = sampler_run(run, &prods, &samples);
 	failed = producers_stop(&prods) ?: failed;
-	count_evictions(run, &samples);
+	count_evictions(run);
 	if (run->perf)
 		perf_close(run->perf, run->plan->producers);
 	f->teardown(run);
