@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "bench.h"
 
-#define PERF_EVENTS 6
+#define PERF_EVENTS 10
 
 struct perf_counters {
 	int fd[MAX_PRODUCERS][PERF_EVENTS];	/* -1: not open (yet, or refused) */

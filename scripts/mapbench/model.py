@@ -38,6 +38,16 @@ METRICS = {
     # --perf's hardware counters per map operation (bare metal: the PMU)
     "instructions": ("instructions/op", -1),
     "cycles": ("cycles/op", -1),
+    "cache_references": ("cache references/op", -1),
+    "cache_misses": ("cache misses/op", -1),
+    "l1d_loads": ("L1D loads/op", -1),
+    "l1d_load_misses": ("L1D load misses/op", -1),
+    "dtlb_loads": ("dTLB loads/op", -1),
+    "dtlb_load_misses": ("dTLB load misses/op", -1),
+    # miss ratios: --perf's counts, else the cache model's (labelled modelled)
+    "cache_miss_pct": ("% of cache references missed (last level)", -1),
+    "l1d_miss_pct": ("% of L1D loads missed", -1),
+    "dtlb_miss_pct": ("% of dTLB loads missed", -1),
     # the cache model's counts per map operation (scripts/vmrun --model):
     # exact and repeatable, but modelled, never measured
     "model_cycles": ("modelled cycles/op", -1),
@@ -45,7 +55,17 @@ METRICS = {
     "l2_misses": ("modelled L2 misses/op", -1),
     "l1d_misses": ("modelled L1D misses/op", -1),
 }
-PERF_METRICS = ("instructions", "cycles")
+# --perf's counters (perf.counters[].name) and the metric each is
+PERF_METRICS = {"instructions": "instructions", "cycles": "cycles",
+                "cache-references": "cache_references", "cache-misses": "cache_misses",
+                "L1-dcache-loads": "l1d_loads", "L1-dcache-load-misses": "l1d_load_misses",
+                "dTLB-loads": "dtlb_loads", "dTLB-load-misses": "dtlb_load_misses"}
+# A ratio metric: (misses, accesses) from --perf, and from the cache model
+# where it models that level (its LLC is looked up on L2 misses; no TLBs)
+MISS_RATIOS = {"cache_miss_pct": (("cache_misses", "cache_references"),
+                                  ("llc_misses", "l2_misses")),
+               "l1d_miss_pct": (("l1d_load_misses", "l1d_loads"), ("l1d_misses", "accesses")),
+               "dtlb_miss_pct": (("dtlb_load_misses", "dtlb_loads"), None)}
 MODEL_METRICS = ("model_cycles", "llc_misses", "l2_misses", "l1d_misses")
 
 # The clocks a figure can be in. Under icount (scripts/vmrun under TCG) a guest
@@ -65,6 +85,8 @@ def clock_note(clock, metric):
     """The sentence a table on this clock and metric ends with, or None."""
     if metric in MODEL_METRICS:
         return MODEL_NOTE
+    if metric in MISS_RATIOS:  # counts, on no clock
+        return None
     return ICOUNT_BLIND_SPOT if clock in ("icount", "mixed") else None
 
 

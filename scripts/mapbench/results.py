@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from .kernel_log import PER_TASK, looks_like_kernel_log, parse_kernel_bench, task_rate
-from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MODEL_METRICS, PERF_METRICS,
-                    SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs, Skipped,
-                    clock_of, figure_unit, model_of)
+from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MISS_RATIOS, MODEL_METRICS,
+                    PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs,
+                    Skipped, clock_of, figure_unit, model_of)
 from .paths import RESULTS
 
 
@@ -107,7 +107,7 @@ def _runs_of(doc, source):
     units = {"figure": figure_unit(figure["unit"], figure["name"])}
     for c in (doc.get("perf") or {}).get("counters", []):
         if c["name"] in PERF_METRICS and c["status"] == "ok":
-            metrics[c["name"]] = c["per_op"]
+            metrics[PERF_METRICS[c["name"]]] = c["per_op"]
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
         for m in metrics:
@@ -118,10 +118,22 @@ def _runs_of(doc, source):
         if m in counted:
             metrics[m] = counted[m]
             units[m] = f"{METRICS[m][0]} [{model_of(env)} model]"
+    add_miss_ratios(metrics, counted, units, model_of(env))
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
                 cv if cv is not None else math.nan, per_producer=per_producer(doc, measured),
                 round=env.get("round"), profile=(doc.get("model") or {}).get("profile") or [])]
+
+
+def add_miss_ratios(metrics, counted, units, machine):
+    """Miss % of each level --perf counted both sides of, else of the levels
+    the cache model counts (its unit says so)."""
+    for m, (perf, modelled) in MISS_RATIOS.items():
+        if all(metrics.get(k) for k in perf):
+            metrics[m] = metrics[perf[0]] / metrics[perf[1]] * 100
+        elif modelled and all(counted.get(k) for k in modelled):
+            metrics[m] = counted[modelled[0]] / counted[modelled[1]] * 100
+            units[m] = f"{METRICS[m][0]} [{machine} model]"
 
 
 def per_producer(doc, measured):

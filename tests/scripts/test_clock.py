@@ -140,3 +140,46 @@ def test_instructions_without_a_pmu_say_so(tmp_path):
     b = write_set(tmp_path / "b", "htab-lookup", [5.0, 5.1])
     comp = script("compare", a, b, "--metric", "instructions")
     assert comp.returncode == 3 and "(instructions)" in comp.stderr, comp.stderr
+
+
+def counters_doc(misses, references):
+    """A result whose --perf counted last-level misses and references per op
+    (and found no dTLB counters, as our VMs)."""
+    doc = result_doc("lpm-trie-lookup", [5.0] * 3)
+    doc["perf"] = {"scope": "producer threads", "counters": [
+        {"name": "cache-misses", "status": "ok", "total": misses * 1e6, "per_op": misses,
+         "unit": "misses/op", "mode": "kernel"},
+        {"name": "cache-references", "status": "ok", "total": references * 1e6,
+         "per_op": references, "unit": "references/op", "mode": "kernel"},
+        {"name": "dTLB-loads", "status": "unsupported", "reason": "not supported"}]}
+    return doc
+
+
+def test_miss_ratios_come_from_the_counters_or_the_model(tmp_path, validator):
+    """cache_miss_pct is misses over references x 100 from --perf; where only
+    the cache model counted, its LLC misses over its L2 misses, labelled
+    modelled; a level neither counted is no metric."""
+    doc = counters_doc(2.0, 8.0)
+    type(validator)(validator.schema["properties"]["perf"]).validate(doc["perf"])
+    (tmp_path / "p.json").write_text(json.dumps(doc))
+    run = results.load_path(tmp_path / "p.json")[0]
+    assert run.metrics["cache_miss_pct"] == pytest.approx(25.0)
+    assert run.metrics["cache_misses"] == 2.0 and "dtlb_miss_pct" not in run.metrics
+    doc = result_doc("lpm-trie-lookup", [5.0] * 3)
+    doc["model"] = {"per_op": {"accesses": 100.0, "l1d_misses": 5.0, "l2_misses": 2.0,
+                               "llc_misses": 0.5}}
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    run = results.load_path(tmp_path / "m.json")[0]
+    assert run.metrics["l1d_miss_pct"] == pytest.approx(5.0)
+    assert run.metrics["cache_miss_pct"] == pytest.approx(25.0)
+    assert "model]" in run.unit("cache_miss_pct")
+
+
+def test_a_higher_miss_ratio_is_a_regression(tmp_path):
+    for side, misses in (("a", [2.0, 2.01, 1.99, 2.0, 2.0]), ("b", [3.0, 3.01, 2.99, 3.0, 3.0])):
+        (tmp_path / side).mkdir()
+        for i, m in enumerate(misses):
+            (tmp_path / side / f"run-{i}.json").write_text(json.dumps(counters_doc(m, 8.0)))
+    comp = script("compare", tmp_path / "a", tmp_path / "b", "--metric", "cache_miss_pct")
+    assert comp.returncode == 0, comp.stderr
+    assert "REGRESSION" in row(comp.stdout, "lpm-trie-lookup")
