@@ -225,6 +225,44 @@ def test_per_cpu_report_is_seed_001s_events_per_sec(tmp_path):
     assert lone.returncode == 0 and "Per task" in lone.stdout
 
 
+def lpm_doc(op, nr, figure, latency_ns, unit="M ops/s", counted=None):
+    doc = result_doc(f"lpm-trie-{op}", [figure] * 3,
+                     params={"map": "lpm_trie", "nr_entries": nr, "max_entries": nr},
+                     figure=("throughput", unit, "wall"))
+    for smp in doc["samples"]:
+        smp["latency_ns"] = latency_ns
+    if counted:
+        doc["perf"] = {"scope": "producer threads", "counters": [
+            {"name": name, "status": "ok", "total": v * 1e6, "per_op": v, "unit": "x/op",
+             "mode": "kernel"} for name, v in counted.items()]}
+    return doc
+
+
+def test_lpm_report_is_seed_002s_tables(tmp_path):
+    """--style lpm: at 10K, lookup, update, delete and free as the kernel's LPM
+    lines give them (free in K ops/s and ms/op); then the lookups by N with
+    their miss and dTLB ratios from --perf's counts."""
+    docs = [lpm_doc("lookup", 10000, 7.598, 131.608),
+            lpm_doc("update", 10000, 3.247, 308.008),
+            lpm_doc("delete", 10000, 1.747, 572.519),
+            lpm_doc("free", 10000, 0.294, 3.521e6, unit="K ops/s"),
+            lpm_doc("lookup", 1000000, 1.1, 909.0,
+                    counted={"cache-misses": 3.0, "cache-references": 12.0,
+                             "dTLB-load-misses": 1.0, "dTLB-loads": 50.0})]
+    folder = tmp_path / "lpm"
+    folder.mkdir()
+    for i, doc in enumerate(docs):
+        (folder / f"r{i}.json").write_text(json.dumps(doc))
+    proc = script("report", folder, "--style", "lpm")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert re.search(r"^lookup +\| 7\.598 ± 0 M ops/s +\| +131\.608 ns/op", out, re.M), out
+    assert re.search(r"^free +\| 0\.294 ± 0 K ops/s +\| +3\.521 ms/op", out, re.M), out
+    assert re.search(r"^1M +\| +909\.00 \| +25\.00 \| +2\.00$", out, re.M), out
+    assert re.search(r"^10K +\| +131\.61 \| +- \| +-$", out, re.M), out
+    assert script("report", folder, folder, "--style", "lpm").returncode == 64
+
+
 @pytest.mark.parametrize("after", [100, 80])
 def test_environments_that_differ_are_not_compared(tmp_path, after):
     """Inconclusive, even when the numbers differ (a CPU change, not a regression)."""
