@@ -79,6 +79,7 @@ struct plan {
 	bool verbose;
 	bool dry_run;			/* validate the options, load nothing */
 	bool perf;			/* --perf: counters of the producer threads */
+	bool machine_readable;		/* --machine-readable: the kernel timing library's line */
 	enum placement placement;	/* --placement: prod_cpus chosen by topology */
 	const char *iface;		/* --trigger nic: the interface */
 	bool xdp_pass;			/* --trigger nic: pass packets on, else drop */
@@ -109,6 +110,7 @@ struct plan {
 	double hit_ratio;		/* lookups: the share of visits to present keys (1: all) */
 	int batch;			/* operations per program run */
 	bool batch_times;		/* record every batch's time (percentiles) */
+	bool batch_auto;		/* --batch auto: batch sized in the first warmup second */
 	bool all;			/* mem: every map type */
 	int argc;
 	char **argv;
@@ -132,6 +134,8 @@ struct family {
 	 * ring (progs/common.bpf.h), into out; how many. NULL: the family
 	 * records no batches. */
 	long (*batch_times)(struct run *run, int prod, __u64 first, __u64 end, double *out);
+	/* Every producer's batch from its next run on (--batch auto). */
+	void (*set_batch)(struct run *run, __u32 batch);
 	void (*teardown)(struct run *run);
 	/* Once per producer thread, before its first run. */
 	int (*thread_init)(struct run *run, int prod);
@@ -228,6 +232,10 @@ struct run {
 	/* rows that count evictions: elements at the end, and the inserts the
 	 * map did not keep (over the whole run, warmup included); -1 unknown */
 	long long entries_end, evictions;
+	/* --batch auto: the batch set after the first warmup second (0: none)
+	 * and the in-kernel ns per op it was sized from */
+	long batch_calibrated;
+	double calibration_per_op_ns;
 };
 
 /* Add a caveat to the run's output and result. */

@@ -16,7 +16,7 @@ enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
 	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
-	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
+	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_MACHINE_READABLE, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
 
@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "from-result", required_argument, NULL, OPT_FROM_RESULT },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "perf", no_argument, NULL, OPT_PERF },
+	{ "machine-readable", no_argument, NULL, OPT_MACHINE_READABLE },
 	{ "placement", required_argument, NULL, OPT_PLACEMENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "json", required_argument, NULL, OPT_JSON },
@@ -166,10 +167,13 @@ void cli_usage(FILE *f)
 "                          (default 1)\n"
 "      --writers N         ... and that write the same map (default 1); -p, where\n"
 "                          given, is their sum\n"
+"      --machine-readable  also print the kernel's bench_bpf_timing line, RESULT\n"
+"                          scenario=NAME samples=N median=... p99=... (batch times)\n"
 "      --batch-times on|off  record every batch's in-kernel time: percentiles of ns/op\n"
 "                          (default: on, off for the kernel benches' own rows)\n"
 "      --batch N           operations per program run (one that is not a multiple of 8\n"
-"                          runs with bpf_loop, one operation a callback)\n"
+"                          runs with bpf_loop, one operation a callback); auto: the\n"
+"                          batch that takes 10 ms, sized in the first warmup second\n"
 "      --all               mem: measure every map type\n"
 "      --flags N           map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
 "                          map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024\n"
@@ -425,6 +429,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_GUEST_CPUS: NUM("guest-cpus", 1, 4096, given->guest_cpus); break;
 		case OPT_FROM_RESULT: given->from_result = optarg; break;
 		case OPT_PERF: given->perf = true; break;
+		case OPT_MACHINE_READABLE: given->machine_readable = true; break;
 		/* Names in enum placement order. */
 		case OPT_PLACEMENT:
 			CHOICE("placement", given->placement, "none", "compact", "spread-llc",
@@ -461,7 +466,11 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 			break;
 		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
 		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
-		case OPT_BATCH: NUM_GIVEN("batch", 1, 1 << 22, given->batch); break;
+		case OPT_BATCH:
+			given->batch_auto = !strcmp(optarg, "auto");
+			if (!given->batch_auto)
+				NUM_GIVEN("batch", 1, 1 << 22, given->batch);
+			break;
 		case OPT_FLAGS: NUM_GIVEN("flags", 1, INT32_MAX, given->flags); break;
 		case OPT_READERS: NUM_GIVEN("readers", 1, MAX_PRODUCERS, given->readers); break;
 		case OPT_WRITERS: NUM_GIVEN("writers", 1, MAX_PRODUCERS, given->writers); break;

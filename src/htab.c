@@ -251,6 +251,7 @@ const struct family htab_family = {
 	.run = progs_run,
 	.measure = progs_measure,
 	.batch_times = progs_batch_times,
+	.set_batch = progs_set_batch,
 	.teardown = htab_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,

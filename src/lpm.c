@@ -200,6 +200,7 @@ const struct family lpm_family = {
 	.run = progs_run,
 	.measure = progs_measure,
 	.batch_times = progs_batch_times,
+	.set_batch = progs_set_batch,
 	.teardown = lpm_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = lpm_new_filled_map,

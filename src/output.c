@@ -90,6 +90,21 @@ static void print_batches(const struct run_summary *sum, struct units u)
 	       b->n < sum->batches_seen ? ", then a uniform sample" : "");
 }
 
+/* The kernel's bench_bpf_timing.c line (--machine-readable), its figures
+ * after its IQR filter, for scripts that read run_bench_xdp_lb.sh's way. */
+static void print_result_line(const struct run *run, const struct run_summary *sum)
+{
+	const struct batch_stats *b = &sum->batches;
+
+	if (!b->n) {	/* as the kernel's library says it */
+		printf("No timing samples collected.\n");
+		return;
+	}
+	printf("RESULT scenario=%s samples=%ld median=%.2f stddev=%.2f cv=%.2f min=%.2f p99=%.2f "
+	       "max=%.2f\n", run->plan->bench->name, b->iqr_n, b->iqr_median, b->iqr_stddev,
+	       b->iqr_cv, b->iqr_min, b->iqr_p99, b->iqr_max);
+}
+
 /* Readers (role 0) or writers (1): their own throughput, latency and hits. */
 static void print_role(const struct run *run, const struct role_summary *r, int role)
 {
@@ -159,6 +174,10 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	       sum->n, sum->mops.median * u.tput, sum->mops.min * u.tput, sum->mops.max * u.tput,
 	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100, sum->kmops_prod.mean * u.tput,
 	       u.tput_unit);
+	if (run->batch_calibrated)
+		printf("Batch: calibrated to %ld operations a run (10 ms at %.2f ns/op, the first "
+		       "warmup second's in-kernel time; it ran %d before)\n", run->batch_calibrated,
+		       run->calibration_per_op_ns, run->plan->batch);
 	if (sum->batches.n)
 		print_batches(sum, u);
 	for (int i = 0; i < sum->nroles; i++)
@@ -184,6 +203,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	if (run->plan->trigger == TRIGGER_NIC)
 		print_nic(run, sum);
 	print_errors(s, sum->errors);
+	if (run->plan->machine_readable)
+		print_result_line(run, sum);
 	/* Last: the kernel's scripts keep the last match of their patterns. */
 	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
 		printf("%s\n", kernel);

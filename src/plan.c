@@ -238,12 +238,39 @@ static int resolve_batch_times(const struct options *given, struct plan *p)
 	const struct bench *b = p->bench;
 	bool can = b->family->batch_times && b->walk && !b->walk->unbatched;
 
-	if (OR(given->batch_times, 0) && !can) {
-		mb_err("--batch-times on: %s runs no batches whose times mapbench records: drop it",
-		       b->name);
+	if ((OR(given->batch_times, 0) || given->machine_readable) && !can) {
+		mb_err("%s: %s runs no batches whose times mapbench records: drop it",
+		       given->machine_readable ? "--machine-readable" : "--batch-times on", b->name);
 		return EXIT_USAGE;
 	}
-	p->batch_times = can && OR(given->batch_times, !b->kernel);
+	if (given->machine_readable && !OR(given->batch_times, 1)) {
+		mb_err("--machine-readable prints the batch times' figures: drop --batch-times off");
+		return EXIT_USAGE;
+	}
+	p->batch_times = can && (given->machine_readable || OR(given->batch_times, !b->kernel));
+	return EXIT_OK;
+}
+
+/* --batch auto: only where the batch is the producers' own choice, not
+ * bound to a key walk's slices, passes or range ends. */
+static int resolve_batch_auto(const struct options *given, struct plan *p)
+{
+	const struct key_walk *w = p->bench->walk;
+
+	if (!given->batch_auto)
+		return EXIT_OK;
+	if (!w || w->unbatched || w->pairs || w->slices(p) || p->keys == KEYS_INDEX ||
+	    op_works_to_end(p->bench->op) || !p->bench->family->set_batch) {
+		mb_err("--batch auto sizes the batch in the warmup, and %s's batch is bound to its "
+		       "key walk (%s, keys %s): give --batch N", p->bench->name,
+		       w ? w->name : "none", keys_name(p->keys));
+		return EXIT_USAGE;
+	}
+	if (p->warmup < 1) {
+		mb_err("--batch auto measures the first warmup second: give -w 1 or more");
+		return EXIT_USAGE;
+	}
+	p->batch_auto = true;
 	return EXIT_OK;
 }
 
@@ -284,6 +311,7 @@ static void plan_start(const struct options *o, struct plan *p)
 	p->verbose = o->verbose;
 	p->dry_run = o->dry_run;
 	p->perf = o->perf;
+	p->machine_readable = o->machine_readable;
 	p->json_path = o->json_path;
 	p->label = o->label;
 	p->round = o->round;
@@ -368,6 +396,7 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	      resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?:
 	      resolve_hit_ratio(given, out) ?: resolve_batch_times(given, out) ?:
+	      resolve_batch_auto(given, out) ?:
 	      cpu_plan(out, host);
 	return err ?: b->family->check(out);
 }
@@ -436,6 +465,8 @@ json_t *plan_json(const struct plan *p)
 		json_object_set_new(o, "zipf", p->zipf ? json_real(p->zipf) : json_null());
 	if (o && p->prefix_mix.mixed)
 		json_object_set_new(o, "prefix_lens", prefix_mix_json(&p->prefix_mix));
+	if (o && p->batch_auto)
+		json_object_set_new(o, "batch_auto", json_true());
 	if (o && p->batch_times)
 		json_object_set_new(o, "batch_times", json_true());
 	if (o && p->writers)
@@ -506,6 +537,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->value_size = maybe_int(pa, "value_size");
 	g->writers = maybe_int(pa, "writers");
 	GIVE(g->batch_times, json_is_true(json_object_get(pa, "batch_times")));
+	g->batch_auto = json_is_true(json_object_get(pa, "batch_auto"));
 	g->max_entries = maybe_int(pa, "max_entries");
 	g->nr_entries = maybe_int(pa, "nr_entries");
 	g->prefix_len = maybe_int(pa, "prefix_len");

@@ -164,6 +164,14 @@ void progs_measure(struct run *run, struct prod_counters *out)
 	counters_snapshot(p->cnt, run->plan->producers, out);
 }
 
+void progs_set_batch(struct run *run, __u32 batch)
+{
+	struct progs *p = run->priv;
+
+	for (int i = 0; i < run->plan->producers; i++)
+		p->ctl[i].batch = batch;
+}
+
 long progs_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out)
 {
 	struct progs *p = run->priv;

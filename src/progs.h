@@ -38,6 +38,7 @@ void progs_stop(struct progs *p);
 int progs_thread_init(struct run *run, int prod);
 int progs_run(struct run *run, int prod);
 void progs_measure(struct run *run, struct prod_counters *out);
+void progs_set_batch(struct run *run, __u32 batch);
 long progs_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out);
 
 #endif

@@ -124,6 +124,32 @@ static int read_batches(struct run *run, const struct prod_counters *prev,
 	return s->warmup ? 0 : batch_record_add(&out->batches, buf, n, s->batches_ran);
 }
 
+/* --batch auto, as the kernel's timing library sizes its batch: the count
+ * that takes CALIBRATE_TARGET_NS at the first warmup second's in-kernel ns
+ * per op, within [CALIBRATE_MIN, CALIBRATE_MAX] (bpf_for: whole unrolled
+ * steps). */
+#define CALIBRATE_TARGET_NS 10e6
+#define CALIBRATE_MIN 100
+#define CALIBRATE_MAX 10000000
+static void calibrate(struct run *run, const struct prod_counters *prev,
+		      const struct prod_counters *cur)
+{
+	__u64 ops = 0, ns = 0;
+	double per_op;
+	long batch;
+
+	for (int p = 0; p < run->plan->producers; p++)
+		ops += cur[p].ops - prev[p].ops, ns += cur[p].ns - prev[p].ns;
+	per_op = ops ? (double)ns / ops : 0;
+	batch = per_op > 0 ? (long)(CALIBRATE_TARGET_NS / per_op) : CALIBRATE_MIN;
+	batch = batch < CALIBRATE_MIN ? CALIBRATE_MIN : batch > CALIBRATE_MAX ? CALIBRATE_MAX : batch;
+	if (!strcmp(run->loop, "bpf_for"))
+		batch = (batch + UNROLL - 1) / UNROLL * UNROLL;
+	run->plan->bench->family->set_batch(run, batch);
+	run->batch_calibrated = batch;
+	run->calibration_per_op_ns = per_op;
+}
+
 /* Sleep until an absolute time; false if a signal or a failure cut it short. */
 static bool sleep_until(__u64 t, struct producers *prods)
 {
@@ -166,6 +192,8 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		if (!sleep_until(t_start + (i + 1) * 1000000000ull, prods))
 			break;
 		f->measure(run, cur);
+		if (plan->batch_auto && i == 0)	/* at once: few runs of the old batch after it */
+			calibrate(run, prev, cur);
 		if (i + 1 < total)
 			mb_mark(MB_MARK_NEXT);
 		else

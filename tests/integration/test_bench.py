@@ -182,6 +182,43 @@ def test_kernel_rows_keep_their_harness_unless_asked(root, result, args, recorde
     assert doc["params"].get("batch_times", False) == recorded
 
 
+def rval(line, key):
+    """run_bench_xdp_lb.sh's rval(): sed -nE "s/.*KEY=([^ ]+).*/\\1/p"."""
+    m = re.fullmatch(rf".*{key}=([^ ]+).*", line)
+    return m.group(1) if m else ""
+
+
+def test_machine_readable_line_reads_as_the_kernel_scripts_read_it(root, result):
+    """--machine-readable: a RESULT line (the one grep '^RESULT ' finds) whose
+    median, stddev and p99 are the result's IQR-filtered batch figures."""
+    proc, doc = result("htab-lookup", "--machine-readable", *QUICK[:-1])
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(lines) == 1 and rval(lines[0], "scenario") == "htab-lookup"
+    iqr = doc["summary"]["batches"]["iqr"]
+    assert int(rval(lines[0], "samples")) == iqr["samples"] > 0
+    for key in ("median", "stddev", "p99", "min", "max"):
+        assert float(rval(lines[0], key)) == pytest.approx(iqr[f"{key}_ns"], abs=0.006)
+    assert float(rval(lines[0], "cv")) == pytest.approx(iqr["cv_pct"], abs=0.006)
+
+
+def test_batch_auto_sizes_the_batch_for_ten_milliseconds(root, result):
+    """--batch auto: after the first warmup second every run is the calibrated
+    batch, and that batch takes about 10 ms at the calibration's ns/op."""
+    proc, doc = result("htab-lookup", "--batch", "auto", "-w", "1", "-d", "1", "-q")
+    assert proc.returncode == 0, proc.stderr
+    cal = doc["summary"]["batch_calibration"]
+    assert doc["params"]["batch_auto"] is True and doc["params"]["batch"] == 1024
+    assert cal["batch"] * cal["per_op_ns"] == pytest.approx(10e6, rel=0.01)
+    assert cal["batch"] % 8 == 0 or doc["environment"]["loop"] == "bpf_loop"
+    # every run is of one batch or the other: the runs of the old that end
+    # after the change (one in flight, more on a loaded machine) are few
+    for s in measured(doc):
+        old, rest = divmod(cal["batch"] * s["runs"] - s["ops"], cal["batch"] - 1024)
+        assert rest == 0 and 0 <= old < s["runs"] / 2
+    assert f"Batch: calibrated to {cal['batch']} operations a run" in proc.stdout
+
+
 def htab_mem(result, use_case, *args):
     proc, doc = result("htab-mem", "--use-case", use_case, *SHORT, *args)
     assert proc.returncode == 0, proc.stderr

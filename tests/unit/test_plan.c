@@ -35,7 +35,7 @@ static long field_of(const struct plan *p, const char *name)
 		{ "keys", p->keys }, { "producers", p->producers }, { "batch", p->batch },
 		{ "nr_prod_cpus", p->nr_prod_cpus }, { "trigger_fallback", p->trigger_fallback },
 		{ "zero_seed", p->zero_seed }, { "prefix_len", p->prefix_len }, { "loop", p->loop },
-		{ "writers", p->writers },
+		{ "writers", p->writers }, { "batch_auto", p->batch_auto },
 	};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -100,6 +100,14 @@ static const struct rule rules[] = {
 	  .says = "leaves no readers" },
 	{ "--writers only where producers write one map", "--writers 2 htab-lookup", 2,
 	  EXIT_USAGE, .says = "not htab-lookup" },
+	{ "--batch auto where producers share the keys", "htab-lookup --batch auto", 2, EXIT_OK,
+	  "batch_auto", 1 },
+	{ "... not where the batch is a slice's", "htab-delete --batch auto", 2, EXIT_USAGE,
+	  .says = "bound to its key walk (sliced" },
+	{ "... nor the kernel's whole passes", "bpf-hashmap-lookup --batch auto", 2, EXIT_USAGE,
+	  .says = "keys index" },
+	{ "... and it needs a warmup second", "-w 0 htab-lookup --batch auto", 2, EXIT_USAGE,
+	  .says = "-w 1 or more" },
 	{ "a map-filling walk takes no --nr-entries", "htab-overwrite-full --nr-entries 10", 2,
 	  EXIT_USAGE, .says = "fills the map" },
 	{ "ops that work to the range's end take keys in order", "lpm-trie-insert --random", 2,
