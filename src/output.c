@@ -175,9 +175,9 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	       u.tput_unit, sum->mops.cv * 100, sum->duty * 100, sum->kmops_prod.mean * u.tput,
 	       u.tput_unit);
 	if (run->batch_calibrated)
-		printf("Batch: calibrated to %ld operations a run (10 ms at %.2f ns/op, the first "
+		printf("Batch: calibrated to %ld operations a run (%.0f ms at %.2f ns/op, the first "
 		       "warmup second's in-kernel time; it ran %d before)\n", run->batch_calibrated,
-		       run->calibration_per_op_ns, run->plan->batch);
+		       CALIBRATE_TARGET_NS / 1e6, run->calibration_per_op_ns, run->plan->batch);
 	if (sum->batches.n)
 		print_batches(sum, u);
 	for (int i = 0; i < sum->nroles; i++)

@@ -235,7 +235,7 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 	if (doc && run->batch_calibrated)
 		json_object_set_new(json_object_get(doc, "summary"), "batch_calibration", json_pack(
 			"{s:I, s:f, s:f}", "batch", (json_int_t)run->batch_calibrated,
-			"per_op_ns", run->calibration_per_op_ns, "target_ns", 10e6));
+			"per_op_ns", run->calibration_per_op_ns, "target_ns", CALIBRATE_TARGET_NS));
 	if (doc && sum->batches.n)
 		json_object_set_new(json_object_get(doc, "summary"), "batches", batches_json(sum));
 	if (doc && sum->nroles)

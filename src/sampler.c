@@ -101,8 +101,8 @@ static struct sample *sample_add(struct samples *out)
 	return s;
 }
 
-/* The interval's batch times, newest first where a producer ran more than
- * half its ring (the older half may be overwritten while read). */
+/* The interval's batch times: each producer's newest half ring at most (an
+ * older slot may be overwritten while it is read). */
 static int read_batches(struct run *run, const struct prod_counters *prev,
 			const struct prod_counters *cur, double *buf, struct sample *s,
 			struct samples *out)
@@ -128,7 +128,6 @@ static int read_batches(struct run *run, const struct prod_counters *prev,
  * that takes CALIBRATE_TARGET_NS at the first warmup second's in-kernel ns
  * per op, within [CALIBRATE_MIN, CALIBRATE_MAX] (bpf_for: whole unrolled
  * steps). */
-#define CALIBRATE_TARGET_NS 10e6
 #define CALIBRATE_MIN 100
 #define CALIBRATE_MAX 10000000
 static void calibrate(struct run *run, const struct prod_counters *prev,
@@ -168,13 +167,14 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 	int nprod = plan->producers, total = plan->warmup + plan->duration;
 	struct prod_counters *prev = calloc(nprod, sizeof(*prev));
 	struct prod_counters *cur = calloc(nprod, sizeof(*cur));
-	double *batch_buf = calloc((size_t)nprod * BATCH_RING / 2, sizeof(*batch_buf));
+	double *batch_buf = plan->batch_times ?
+			    calloc((size_t)nprod * BATCH_RING / 2, sizeof(*batch_buf)) : NULL;
 	__u64 t_start, t_prev, t_cur;
 	int status = EXIT_OK;
 
 	memset(out, 0, sizeof(*out));
 	out->nprod = nprod;
-	if (!prev || !cur || !batch_buf) {
+	if (!prev || !cur || (plan->batch_times && !batch_buf)) {
 		status = EXIT_RUNTIME;
 		goto out;
 	}

@@ -36,6 +36,10 @@ struct samples {
 	bool interrupted;
 };
 
+/* --batch auto: the time a batch is sized to take, as the kernel's timing
+ * library's (bench_bpf_timing.c). */
+#define CALIBRATE_TARGET_NS 10e6
+
 extern volatile sig_atomic_t stop_requested;
 /* SIGINT and SIGTERM set stop_requested; sleeps are interrupted, not restarted. */
 void sampler_install_signals(void);
