@@ -10,7 +10,9 @@ libbpf, statically: Debian 12's 1.1.2 is too old for recent selftests; its
 bpftool; vmlinux.h from --btf, default the running kernel's; the BPF
 programs with clang; the skeletons), and only the objects of the map
 benchmarks the tree has (htab-mem, bpf-hashmap-*, lpm-trie-*, and the rhtab
-names where the tree has them), linked statically so that scripts/vmrun
+names where the tree has them; from 7.3 also bpf-nop and xdp-lb, with their
+BPF-side timing library, each left out with the compiler's reason where this
+machine's clang cannot build it), linked statically so that scripts/vmrun
 --peer kernel can run it in guests; and samples/bpf map_perf_test, the peer
 of map-perf-*, with the same libbpf and vmlinux.h. bench.c names every benchmark of the suite,
 so the others are linked as stubs named NAME-not-built. The build lives in
@@ -45,6 +47,11 @@ SELFTESTS = Path("tools/testing/selftests/bpf")
 # The map benchmarks' sources in benchs/, where a tree has them.
 MAP_BENCHES = ("bench_htab_mem", "bench_bpf_hashmap_lookup", "bench_bpf_hashmap_full_update",
                "bench_lpm_trie_map")
+# 7.3's BPF-side timing benchmarks, where a tree has them: built each on its
+# own (with their timing library), and left out, with the reason, where this
+# machine's clang cannot build their programs.
+TIMING_BENCHES = ("bench_bpf_nop", "bench_xdp_lb")
+TIMING_LIBRARY = "bench_bpf_timing"
 HELPERS = ("bench", "testing_helpers", "cgroup_helpers", "trace_helpers")
 TOOLS = {"make": "make", "clang": "clang", "llc": "llvm", "gcc": "gcc", "nm": "binutils",
          "rsync": "rsync"}
@@ -62,8 +69,9 @@ def out_dir(tree, btf):
     return BUILDS / f"{tree.name.removesuffix('.pristine')}-{digest}"
 
 
-def make(selftests, out, btf, targets, log):
-    """The tree's selftests Makefile, building only these targets."""
+def make(selftests, out, btf, targets, log, must=True):
+    """The tree's selftests Makefile, building only these targets; whether it
+    did (a failure ends the tool where it must not)."""
     with open(log, "a") as f:
         proc = subprocess.run(["make", "-C", str(selftests), f"-j{os.cpu_count() or 1}",
                                f"OUTPUT={out}", f"VMLINUX_BTF={btf.resolve()}",
@@ -72,8 +80,27 @@ def make(selftests, out, btf, targets, log):
                                # benchmarks do not use it
                                "LIBARENA_SKEL=", *map(str, targets)],
                               stdout=f, stderr=subprocess.STDOUT)
-    if proc.returncode:
+    if proc.returncode and must:
         fail(log, f"building the kernel bench failed (make exit {proc.returncode})")
+    return proc.returncode == 0
+
+
+def build_timing_benches(tree, selftests, out, btf):
+    """The timing benchmarks this machine builds: (objects, {bench: why not})."""
+    wanted = [b for b in TIMING_BENCHES if (tree / SELFTESTS / "benchs" / f"{b}.c").exists()]
+    if not wanted:
+        return [], {}
+    built, skipped = [], {}
+    for b in wanted:
+        log = out / f"{b}.log"
+        log.write_text("")
+        if make(selftests, out, btf, [out / f"{TIMING_LIBRARY}.o", out / f"{b}.o"], log,
+                must=False):
+            built.append(b)
+        else:
+            errors = [x for x in log.read_text(errors="replace").splitlines() if "error" in x]
+            skipped[b] = (errors or ["see the log"])[0].strip()[:160] + f" ({log})"
+    return ([TIMING_LIBRARY] if built else []) + built, skipped
 
 
 def fail(log, what):
@@ -122,6 +149,11 @@ def build(tree, btf):
           "(its libbpf, bpftool and programs; a minute or two) ...", flush=True)
     objects = [out / f"{o}.o" for o in HELPERS + tuple(benches)]
     make(selftests, out, btf, objects, log)
+    timing, skipped = build_timing_benches(tree, selftests, out, btf)
+    for b, why in skipped.items():
+        print(f"kernel-bench: {b.removeprefix('bench_')} not built: {why}", flush=True)
+    objects += [out / f"{o}.o" for o in timing]
+    benches += [b for b in timing if b != TIMING_LIBRARY]
     write_stubs(selftests, out, [out / f"{b}.o" for b in benches])
     libbpf = next(out.glob("tools/build/libbpf/libbpf.a"))
     includes = [f"-I{p}" for p in (selftests, tree / "tools/include", out / "tools/include",
