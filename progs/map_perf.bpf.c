@@ -80,6 +80,27 @@ struct {
 	__uint(max_entries, 1000);
 } lru_hash_lookup_map SEC(".maps");
 
+/* INNER_LRU_HASH_PREALLOC: an LRU map per CPU in an array of maps, CPU 0's
+ * this one (statically), the others' made by user space on their CPU's
+ * NUMA node, as the kernel's. */
+struct inner_lru {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, long);
+	__uint(max_entries, 1000);
+	__uint(map_flags, BPF_F_NUMA_NODE);
+	__uint(numa_node, 0);
+} inner_lru_hash_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1024);
+	__uint(key_size, sizeof(__u32));
+	__array(values, struct inner_lru);
+} array_of_lru_hashs SEC(".maps") = {
+	.values = { &inner_lru_hash_map },
+};
+
 /* What one event did, for its producer's counters. */
 struct event {
 	__u64 hits, misses;
@@ -136,6 +157,18 @@ static __always_inline void lru_insert(void *map, struct prod_counters *c)
 
 	if (err)
 		count_errno(c, err);
+}
+
+/* INNER_LRU_HASH_PREALLOC: the random update into this CPU's own LRU map. */
+static __always_inline void cpu_lru_insert(struct prod_counters *c)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *map = bpf_map_lookup_elem(&array_of_lru_hashs, &cpu);
+
+	if (map)
+		lru_insert(map, c);
+	else
+		count_errno(c, -ENOENT);
 }
 
 /* The address map_perf_test's connect() carries: two magic words, the test
@@ -214,6 +247,8 @@ static __always_inline void connect_work(void *uaddr, int addrlen, struct prod_c
 		lru_insert(&lru_hash_map, c);
 	else if (connect_case == 1)
 		lru_insert(&nocommon_lru_hash_map, c);
+	else if (connect_case == 2)
+		cpu_lru_insert(c);
 	else
 		lru_lookups(a.key, e);
 }

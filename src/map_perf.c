@@ -14,10 +14,10 @@
 #include "map_perf.h"
 #include "maps.h"
 #include "map_perf.skel.h"
+#include "topology.h"
 #include "trigger.h"
 
-/* map_perf_test_user.c's tests but INNER_LRU_HASH_PREALLOC (512), whose
- * map-in-map per CPU mapbench does not build yet. */
+/* map_perf_test_user.c's tests. */
 static const struct map_perf_test tests[] = {
 	{ "HASH_PREALLOC", "hash_prealloc", "hash_map", SYS_getuid, -1,
 	  "hash_map_perf pre-alloc", "events", 1 },
@@ -31,6 +31,8 @@ static const struct map_perf_test tests[] = {
 	  "lru_hash_map_perf pre-alloc", "events", 1 },
 	{ "NOCOMMON_LRU_HASH_PREALLOC", "connect", "nocommon_lru_hash_map", SYS_connect, 1,
 	  "nocommon_lru_hash_map_perf pre-alloc", "events", 1 },
+	{ "INNER_LRU_HASH_PREALLOC", "connect", "inner_lru_hash_map", SYS_connect, 2,
+	  "inner_lru_hash_map_perf pre-alloc", "events", 1 },
 	{ "LPM_KMALLOC", "lpm_kmalloc", "lpm_trie_map_alloc", SYS_gettid, -1,
 	  "lpm_perf kmalloc", "events", 1 },
 	{ "HASH_LOOKUP", "hash_lookup", "hash_map", SYS_getpgid, -1,
@@ -201,6 +203,37 @@ static int attach(struct map_perf_state *st, struct run *run)
 	return EXIT_FALLBACK;
 }
 
+/* INNER_LRU_HASH_PREALLOC: an LRU map for each producer's CPU but 0 (the
+ * object's own), on that CPU's NUMA node, in the array at the CPU's index;
+ * the array holds the maps, so their fds are closed here. */
+static int cpu_lru_maps(struct map_perf_state *st, const struct plan *plan)
+{
+	const struct topology *topo = machine_topology();
+	int outer = bpf_map__fd(st->skel->maps.array_of_lru_hashs);
+
+	if (st->test->connect_case != 2)
+		return EXIT_OK;
+	for (int p = 0; p < plan->producers; p++) {
+		__u32 cpu = plan->prod_cpus[p];
+		LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NUMA_NODE,
+			    .numa_node = topo && (int)cpu < topo->n ? topo->cpu[cpu].node : 0);
+		int fd, err;
+
+		if (!cpu)
+			continue;
+		fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "inner_lru_hash_map", sizeof(__u32),
+				    sizeof(long), plan->max_entries, &opts);
+		err = fd < 0 ? -errno : bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			mb_err("the LRU map of CPU %u failed: %s", cpu, strerror(-err));
+			return EXIT_RUNTIME;
+		}
+	}
+	return EXIT_OK;
+}
+
 /* Producer p on its CPU, for the programs (cpu2prod holds p + 1). */
 static int register_tasks(struct map_perf_state *st, const struct plan *plan)
 {
@@ -220,7 +253,7 @@ static int setup_on(struct map_perf_state *st, struct run *run)
 {
 	static char point[48];
 	int err = open_and_load(st, run) ?: register_tasks(st, run->plan) ?: prefill(st, run->plan) ?:
-		  attach(st, run);
+		  cpu_lru_maps(st, run->plan) ?: attach(st, run);
 
 	snprintf(point, sizeof(point), run->trigger == TRIGGER_TP ? "syscalls/sys_enter_%s" :
 		 "ksyscall/%s", st->test->connect_case >= 0 ? "connect" : st->test->prog);

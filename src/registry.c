@@ -203,6 +203,13 @@ const struct bench benches[] = {
 	  .maps = MAP_ARRAY, .map = "array",
 	  .help = "map_perf_test 256: 64 lookups of index 1 in an array, per getppid()",
 	  .workload = "per event, 64 lookups of index 1; its line counts lookups, 64 an event" },
+	{ .name = "map-perf-inner-lru-hash-prealloc", MAP_PERF,
+	  .use_case = "INNER_LRU_HASH_PREALLOC", .flag = 512, .maps = MAP_LRU, .map = "lru",
+	  .help = "map_perf_test 512: the random update into this CPU's LRU map, from an array "
+		  "of maps, per connect()",
+	  .workload = "per event, the CPU's own LRU map looked up in an array of maps (CPU 0's "
+		      "the object's, the others' made on their CPU's NUMA node), then one BPF_ANY "
+		      "update of a bpf_get_prandom_u32() key" },
 	{ .name = "map-perf-lru-hash-lookup", MAP_PERF, .use_case = "LRU_HASH_LOOKUP",
 	  .flag = 1024, .maps = MAP_LRU, .map = "lru", .nr_entries = ENTRIES_MAX,
 	  .help = "map_perf_test 1024: 32 lookups of consecutive keys in a filled LRU hash, "

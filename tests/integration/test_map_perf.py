@@ -19,6 +19,7 @@ TESTS = {
     64: ("map-perf-lpm-kmalloc", "lpm_perf kmalloc"),
     128: ("map-perf-hash-lookup", "hash_lookup"),
     256: ("map-perf-array-lookup", "array_lookup"),
+    512: ("map-perf-inner-lru-hash-prealloc", "inner_lru_hash_map_perf pre-alloc"),
     1024: ("map-perf-lru-hash-lookup", "lru_hash_lookup_perf pre-alloc"),
 }
 # what a script reading map_perf_test's output matches: CPU:NAME N events per sec
@@ -74,7 +75,7 @@ def test_invocation_shapes_name_the_same_test():
 
 @pytest.mark.parametrize("args,needle", [
     (["map-perf", "--flags", "5"], "names several tests"),
-    (["map-perf", "512"], "is no test of map-perf here"),
+    (["map-perf", "2048"], "is no test of map-perf here"),
     (["htab-lookup", "--flags", "4"], "for map-perf, not htab-lookup"),
     (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
     (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
