@@ -415,12 +415,12 @@ def per_cpu_table(a, b, args):
             continue
         digits = 0 if unit == "events per sec" else 2
         vb = after[key][0] if b else None
-        rows = [[str(i), f"{x:.{digits}f}"] +
-                ([f"{vb[i]:.{digits}f}", f"{(vb[i] / x - 1) * 100:+.2f}%"] if b else [])
-                for i, x in enumerate(va)]
-        rows.append(["mean", f"{va.mean():.{digits}f}"] +
-                    ([f"{vb.mean():.{digits}f}", f"{(vb.mean() / va.mean() - 1) * 100:+.2f}%"]
-                     if b else []))
+
+        def row(label, x, y):
+            return [label, f"{x:.{digits}f}"] + \
+                ([f"{y:.{digits}f}", f"{(y / x - 1) * 100:+.2f}%"] if b else [])
+        rows = [row(str(i), x, vb[i] if b else None) for i, x in enumerate(va)]
+        rows.append(row("mean", va.mean(), vb.mean() if b else None))
         runs = f"{na} run{'s' if na > 1 else ''}" + (f" / {after[key][1]}" if b else "")
         heads = ["CPU", "Before", "After", "Delta"] if b else ["CPU", "Per task"]
         tables.append(f"{results.label(key, varying)} ({unit} per task; {runs})\n" +
