@@ -29,11 +29,13 @@ static void set_map_type(struct run *run)
 	run->map_flags = BPF_F_NO_PREALLOC;
 }
 
-/* Several lengths: as long as the key, room for each length's prefixes,
- * and producers that visit keys[] (not the free benchmark's whole maps). */
+/* Several lengths: as long as the key, room for each length's prefixes
+ * (of every keys[] slot: load_keys() makes a prefix for each), and
+ * producers that visit keys[] (not the free benchmark's whole maps). */
 static int check_mix(const struct plan *plan)
 {
-	int over = prefix_mix_overfull(&plan->prefix_mix, plan->nr_entries);
+	long prefixes = walk_key_slots(plan);
+	int over = prefix_mix_overfull(&plan->prefix_mix, prefixes);
 
 	if (plan->prefix_len > plan->key_size * 8) {
 		mb_err("--prefix-len %d is longer than the %d-byte key: raise --key-size",
@@ -41,8 +43,9 @@ static int check_mix(const struct plan *plan)
 		return EXIT_USAGE;
 	}
 	if (over >= 0) {
-		mb_err("--nr-entries %ld gives /%d more prefixes than the %ld there are: lower its "
-		       "share or --nr-entries", plan->nr_entries, over, 1L << over);
+		mb_err("--nr-entries or --max-entries, the larger (%ld), gives /%d more prefixes than "
+		       "the %ld there are: lower its share or the entries", prefixes, over,
+		       1L << over);
 		return EXIT_USAGE;
 	}
 	if (!plan->bench->walk || plan->bench->walk->unbatched) {
