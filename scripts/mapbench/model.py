@@ -55,6 +55,8 @@ METRICS = {
     "l2_misses": ("modelled L2 misses/op", -1),
     "l1d_misses": ("modelled L1D misses/op", -1),
 }
+# The batch-time metrics (summary.batches' PERCENTILE_ns): time per op
+PERCENTILES = ("p50", "p90", "p99")
 # --perf's counters (perf.counters[].name) and the metric each is
 PERF_METRICS = {"instructions": "instructions", "cycles": "cycles",
                 "cache-references": "cache_references", "cache-misses": "cache_misses",

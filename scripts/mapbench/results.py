@@ -16,8 +16,8 @@ import numpy as np
 
 from .kernel_log import PER_TASK, looks_like_kernel_log, parse_kernel_bench, task_rate
 from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MISS_RATIOS, MODEL_METRICS,
-                    PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError, Run, Runs,
-                    Skipped, clock_of, figure_unit, model_of)
+                    PERCENTILES, PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE,
+                    InputError, Run, Runs, Skipped, clock_of, figure_unit, model_of)
 from .paths import RESULTS
 
 
@@ -93,7 +93,7 @@ def _runs_of(doc, source):
     metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
                "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
     batches = doc["summary"].get("batches") or {}
-    for m in ("p50", "p90", "p99"):
+    for m in PERCENTILES:
         if batches.get(f"{m}_ns") is not None:
             metrics[m] = batches[f"{m}_ns"]
     for role, r in (doc["summary"].get("roles") or {}).items():
@@ -111,7 +111,7 @@ def _runs_of(doc, source):
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
         for m in metrics:
-            if m.endswith("latency") or m in ("p50", "p90", "p99"):
+            if m.endswith("latency") or m in PERCENTILES:
                 units[m] = f"instructions/op [{ICOUNT_UNIT}]"
     counted = (doc.get("model") or {}).get("per_op") or {}
     for m in MODEL_METRICS:
