@@ -128,11 +128,15 @@ def _runs_of(doc, source):
 def add_miss_ratios(metrics, counted, units, machine):
     """Miss % of each level --perf counted both sides of, else of the levels
     the cache model counts (its unit says so)."""
+    def counts(source, pair):    # (misses, accesses) where both were counted, accesses > 0
+        if pair and pair[0] in source and source.get(pair[1]):
+            return source[pair[0]], source[pair[1]]
+        return None
     for m, (perf, modelled) in MISS_RATIOS.items():
-        if all(metrics.get(k) for k in perf):
-            metrics[m] = metrics[perf[0]] / metrics[perf[1]] * 100
-        elif modelled and all(counted.get(k) for k in modelled):
-            metrics[m] = counted[modelled[0]] / counted[modelled[1]] * 100
+        if (c := counts(metrics, perf)):
+            metrics[m] = c[0] / c[1] * 100
+        elif (c := counts(counted, modelled)):
+            metrics[m] = c[0] / c[1] * 100
             units[m] = f"{METRICS[m][0]} [{machine} model]"
 
 

@@ -165,6 +165,9 @@ def test_miss_ratios_come_from_the_counters_or_the_model(tmp_path, validator):
     run = results.load_path(tmp_path / "p.json")[0]
     assert run.metrics["cache_miss_pct"] == pytest.approx(25.0)
     assert run.metrics["cache_misses"] == 2.0 and "dtlb_miss_pct" not in run.metrics
+    # no miss at all is a ratio of 0%, not a ratio unknown
+    (tmp_path / "z.json").write_text(json.dumps(counters_doc(0.0, 8.0)))
+    assert results.load_path(tmp_path / "z.json")[0].metrics["cache_miss_pct"] == 0.0
     doc = result_doc("lpm-trie-lookup", [5.0] * 3)
     doc["model"] = {"per_op": {"accesses": 100.0, "l1d_misses": 5.0, "l2_misses": 2.0,
                                "llc_misses": 0.5}}
