@@ -131,7 +131,7 @@ static int map_type_name(struct run *run)
 static int open_and_load(struct map_perf_state *st, struct run *run)
 {
 	const struct map_perf_test *t = st->test;
-	struct bpf_map *map;
+	struct bpf_map *map, *inner;
 	struct bpf_program *p;
 	int err;
 
@@ -146,8 +146,13 @@ static int open_and_load(struct map_perf_state *st, struct run *run)
 					  t->prog), true);
 	map = bpf_object__find_map_by_name(st->skel->obj, t->map);
 	bpf_map__set_max_entries(map, run->plan->max_entries);
-	if (run->plan->zero_seed > 0)	/* the icount clock's same buckets every run */
+	if (run->plan->zero_seed > 0) {	/* the icount clock's same buckets every run */
 		bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_ZERO_SEED);
+		/* the maps of an array of maps share its inner map's flags */
+		inner = bpf_map__inner_map(st->skel->maps.array_of_lru_hashs);
+		if (t->connect_case == 2)
+			bpf_map__set_map_flags(inner, bpf_map__map_flags(inner) | BPF_F_ZERO_SEED);
+	}
 	st->skel->rodata->bench_tgid = getpid();
 	bpf_map__set_max_entries(st->skel->maps.cpu2prod, libbpf_num_possible_cpus());
 	st->skel->rodata->connect_case = t->connect_case < 0 ? 0 : t->connect_case;
@@ -215,7 +220,8 @@ static int cpu_lru_maps(struct map_perf_state *st, const struct plan *plan)
 		return EXIT_OK;
 	for (int p = 0; p < plan->producers; p++) {
 		__u32 cpu = plan->prod_cpus[p];
-		LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NUMA_NODE,
+		LIBBPF_OPTS(bpf_map_create_opts, opts,
+			    .map_flags = BPF_F_NUMA_NODE | (plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0),
 			    .numa_node = topo && (int)cpu < topo->n ? topo->cpu[cpu].node : 0);
 		int fd, err;
 

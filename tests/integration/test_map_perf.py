@@ -24,7 +24,7 @@ TESTS = {
 }
 # what a script reading map_perf_test's output matches: CPU:NAME N events per sec
 LINE = re.compile(r"^(\d+):(.+) (\d+) (events|lookups) per sec$", re.M)
-BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU = 1, 2
+BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU, BPF_F_ZERO_SEED = 1, 2, 64
 
 
 @pytest.mark.parametrize("flag", sorted(TESTS))
@@ -60,6 +60,15 @@ def test_the_kernels_map_flags_are_read_back(root, result, flag, bits):
     proc, doc = result("map-perf", "--flags", str(flag), *QUICK, "-p", "1")
     assert proc.returncode == 0, proc.stderr
     assert doc["params"]["map_flags"] & bits == bits and doc["params"]["producers"] == 1
+
+
+def test_zero_seed_reaches_every_inner_map(result):
+    """The maps of an array of maps share its inner map's flags: with
+    --zero-seed (every icount guest run) INNER_LRU_HASH_PREALLOC's array
+    refused its maps and the test did not load."""
+    proc, doc = result("map-perf", "512", "--zero-seed", *QUICK)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["map_flags"] & BPF_F_ZERO_SEED
 
 
 def test_invocation_shapes_name_the_same_test():
