@@ -107,25 +107,18 @@ struct event {
 };
 
 /* Each task is pinned to a CPU of its own (map_perf_test's shape): CPU ->
- * producer + 1, 0 for none. An array lookup the verifier inlines, where a
- * tid hash lookup would add a map lookup to every event. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* user space sets the possible CPUs */
-	__type(key, __u32);
-	__type(value, __u32);
-} cpu2prod SEC(".maps");
+ * producer + 1, 0 for none, set before load. A load from read-only data,
+ * where a map lookup would add its code to every event. */
+#define MAP_PERF_MAX_CPUS 4096
+const volatile __u8 cpu_prod[MAP_PERF_MAX_CPUS];
 
 static __always_inline struct prod_counters *producer(void)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), *id, prod;
+	__u32 cpu = bpf_get_smp_processor_id(), prod;
 
-	if (!our_task(bpf_get_current_pid_tgid()))
+	if (!our_task(bpf_get_current_pid_tgid()) || cpu >= MAP_PERF_MAX_CPUS)
 		return NULL;
-	id = bpf_map_lookup_elem(&cpu2prod, &cpu);
-	if (!id)
-		return NULL;
-	prod = *id - 1;		/* 0, no producer, wraps past the bound */
+	prod = cpu_prod[cpu] - 1;	/* 0, no producer, wraps past the bound */
 	return prod < MAX_PRODUCERS ? &cnt[prod] : NULL;
 }
 
@@ -182,17 +175,20 @@ union connect_addr {
 };
 
 /* LRU_HASH_LOOKUP: 32 lookups of consecutive keys from the one connect()
- * carries (user space advances it by 32 an event, as the kernel's). */
+ * carries (user space advances it by 32 an event, as the kernel's); the
+ * hits counted in a register, the misses are the rest. */
 static __always_inline void lru_lookups(__u32 key, struct event *e)
 {
+	__u64 hits = 0;
+
 #pragma clang loop unroll(full)
 	for (int i = 0; i < 32; i++) {
 		if (bpf_map_lookup_elem(&lru_hash_lookup_map, &key))
-			e->hits++;
-		else
-			e->misses++;
+			hits++;
 		key++;
 	}
+	e->hits = hits;
+	e->misses = 32 - hits;
 }
 
 /* The first of n lookups of one key, counted: the others find the same,
@@ -256,25 +252,49 @@ static __always_inline void connect_work(void *uaddr, int addrlen, struct prod_c
 /* The events whose map work is timed: one in CLOCK_EVERY, its time counted
  * for all CLOCK_EVERY. Two clock reads an event were most of the harness's
  * own cost beside the kernel's program (map_perf_test times in user space),
- * and that cost is in the figure. */
+ * and that cost is in the figure. The timed events are those whose count
+ * times the golden ratio falls in the first 1/CLOCK_EVERY of the circle (a
+ * Weyl sequence): as many as every 16th, but never in step with what the
+ * kernel does every 2^k events (an LRU map refills its CPU's free list
+ * 128 nodes at a time), which every 16th event would time each time or
+ * never. */
 #define CLOCK_EVERY 16
+#define GOLDEN32 2654435769u
+
+static __always_inline bool timed_event(__u64 runs)
+{
+	return (__u32)(runs * GOLDEN32) < (__u32)(0x100000000ull / CLOCK_EVERY);
+}
+
+/* An untimed event: counted, without the seq that keeps a snapshot's ns
+ * and ops in step (its ns are none; one event more or less in a snapshot's
+ * ops is what the seq would buy, at two atomics an event). */
+static __always_inline void count_event(struct prod_counters *c, __u64 hits, __u64 misses)
+{
+	c->ops++;
+	c->runs++;
+	c->hits += hits;
+	c->misses += misses;
+}
 
 /* An event, its map work timed one time in CLOCK_EVERY: one op for the
  * figure, the lookups' hits and misses for the Hits line. */
 #define TIMED_EVENT(work) ({							\
 	struct prod_counters *c_ = producer();					\
 	struct event e = {};							\
-	__u64 t0_ = 0, ns_ = 0;							\
+	__u64 t0_ = 0;								\
 	bool timed_;								\
 										\
 	if (c_) {								\
-		timed_ = !(c_->runs % CLOCK_EVERY);				\
+		timed_ = timed_event(c_->runs);					\
 		if (timed_)							\
 			t0_ = bpf_ktime_get_ns();				\
 		work;								\
 		if (timed_)							\
-			ns_ = (bpf_ktime_get_ns() - t0_) * CLOCK_EVERY;		\
-		account(c_, 1, ns_, e.hits, e.misses);				\
+			account(c_, 1, (bpf_ktime_get_ns() - t0_) * CLOCK_EVERY,	\
+				e.hits, e.misses);				\
+		else								\
+			count_event(c_, e.hits, e.misses);			\
 	}									\
 	0;									\
 })

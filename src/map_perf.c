@@ -63,6 +63,9 @@ const struct map_perf_test *map_perf_test_of(const struct bench *b)
 	return NULL;
 }
 
+/* The CPUs its programs can tell their tasks on: cpu_prod's size. */
+#define TASK_CPUS sizeof(((struct map_perf_bpf *)0)->rodata->cpu_prod)
+
 static bool one_task_per_cpu(const struct plan *plan)
 {
 	if (plan->nr_prod_cpus < plan->producers && plan->placement == PLACE_NONE)
@@ -88,6 +91,12 @@ static int map_perf_check(const struct plan *plan)
 		       "-p up to the online CPUs and CPUs that differ", b->name);
 		return EXIT_USAGE;
 	}
+	for (int p = 0; p < plan->producers; p++)
+		if (plan->prod_cpus[p] >= (int)TASK_CPUS) {
+			mb_err("%s's programs know CPUs 0 to %zu: pin its tasks there with "
+			       "--prod-affinity", b->name, TASK_CPUS - 1);
+			return EXIT_USAGE;
+		}
 	if (plan->trigger != TRIGGER_KSYSCALL && plan->trigger != TRIGGER_TP) {
 		mb_err("%s runs map_perf_test's program on its syscall: --trigger takes tp (its "
 		       "tracepoint) or nothing (the kernel's ksyscall)", b->name);
@@ -126,6 +135,14 @@ static int map_type_name(struct run *run)
 	return EXIT_OK;
 }
 
+/* Producer p on its CPU, for the programs (cpu_prod holds p + 1); before
+ * load, as it is read-only data. */
+static void register_tasks(struct map_perf_state *st, const struct plan *plan)
+{
+	for (int p = 0; p < plan->producers; p++)
+		st->skel->rodata->cpu_prod[plan->prod_cpus[p]] = p + 1;
+}
+
 /* Only the test's program, as the trigger asks: ksyscall (the kernel's) or
  * the syscall's tracepoint. */
 static int open_and_load(struct map_perf_state *st, struct run *run)
@@ -154,7 +171,7 @@ static int open_and_load(struct map_perf_state *st, struct run *run)
 			bpf_map__set_map_flags(inner, bpf_map__map_flags(inner) | BPF_F_ZERO_SEED);
 	}
 	st->skel->rodata->bench_tgid = getpid();
-	bpf_map__set_max_entries(st->skel->maps.cpu2prod, libbpf_num_possible_cpus());
+	register_tasks(st, run->plan);
 	st->skel->rodata->connect_case = t->connect_case < 0 ? 0 : t->connect_case;
 	err = map_perf_bpf__load(st->skel);
 	if (err) {
@@ -240,25 +257,10 @@ static int cpu_lru_maps(struct map_perf_state *st, const struct plan *plan)
 	return EXIT_OK;
 }
 
-/* Producer p on its CPU, for the programs (cpu2prod holds p + 1). */
-static int register_tasks(struct map_perf_state *st, const struct plan *plan)
-{
-	for (int p = 0; p < plan->producers; p++) {
-		__u32 cpu = plan->prod_cpus[p], id = p + 1;
-
-		if (bpf_map__update_elem(st->skel->maps.cpu2prod, &cpu, sizeof(cpu), &id, sizeof(id),
-					 BPF_ANY)) {
-			mb_err("registering producer %d on CPU %u failed: %s", p, cpu, strerror(errno));
-			return EXIT_RUNTIME;
-		}
-	}
-	return EXIT_OK;
-}
-
 static int setup_on(struct map_perf_state *st, struct run *run)
 {
 	static char point[48];
-	int err = open_and_load(st, run) ?: register_tasks(st, run->plan) ?: prefill(st, run->plan) ?:
+	int err = open_and_load(st, run) ?: prefill(st, run->plan) ?:
 		  cpu_lru_maps(st, run->plan) ?: attach(st, run);
 
 	snprintf(point, sizeof(point), run->trigger == TRIGGER_TP ? "syscalls/sys_enter_%s" :
