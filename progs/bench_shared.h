@@ -73,6 +73,11 @@ struct prod_counters {
 	__u64 misses;
 	__u64 errs[ERRNO_SLOTS];
 	__u64 recent_ns[RECENT_RUNS];	/* in-kernel time of run i % RECENT_RUNS */
+	/* Families whose tasks time their own events in user space (map_perf's
+	 * rounds, as map_perf_test): events done and their wall time, written
+	 * by the producer's thread, which is the one its programs run in. */
+	__u64 wall_events;
+	__u64 wall_ns;
 } __attribute__((aligned(64)));
 
 #endif

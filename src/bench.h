@@ -112,6 +112,8 @@ struct plan {
 	bool batch_times;		/* record every batch's time (percentiles) */
 	bool batch_auto;		/* --batch auto: batch sized in the first warmup second */
 	bool all;			/* mem: every map type */
+	long count;			/* rounds (family->round_reset): events per producer
+					 * a round; 0 for other families */
 	int argc;
 	char **argv;
 };
@@ -139,6 +141,11 @@ struct family {
 	void (*teardown)(struct run *run);
 	/* Once per producer thread, before its first run. */
 	int (*thread_init)(struct run *run, int prod);
+	/* Producers run in rounds, all starting each one together (plan->count
+	 * events each, as map_perf_test's tasks): called by the last producer
+	 * to finish a round, before the next starts; an exit status. NULL: no
+	 * rounds. */
+	int (*round_reset)(struct run *run);
 	/* For the free and mem benchmarks: create a map named name as plan
 	 * describes it, filled with keys [0, nr-entries), and return its fd in
 	 * *fd; an exit status. */
@@ -197,6 +204,7 @@ struct bench {
 	bool counts_evictions;		/* its misses insert into a map that evicts */
 	bool task_per_cpu;		/* -p defaults to every online CPU, producer i on CPU i */
 	unsigned int flag;		/* its bit in its group's test mask (--flags) */
+	long count;			/* rounds: events per producer a round (--count) */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",

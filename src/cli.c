@@ -15,7 +15,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_COUNT, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_MACHINE_READABLE, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -77,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "writers", required_argument, NULL, OPT_WRITERS },
 	{ "batch-times", required_argument, NULL, OPT_BATCH_TIMES },
 	{ "flags", required_argument, NULL, OPT_FLAGS },
+	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
 	{ "nr_loops", required_argument, NULL, OPT_BATCH },
 	{ "loop", required_argument, NULL, OPT_LOOP },
@@ -176,7 +177,10 @@ void cli_usage(FILE *f)
 "                          batch that takes 10 ms, sized in the first warmup second\n"
 "      --all               mem: measure every map type\n"
 "      --flags N           map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
-"                          map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024\n"
+"                          map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024\n"
+"      --count N           map-perf: events each task times a round, map_perf_test's\n"
+"                          count (default 10000; ./bench map-perf FLAGS TASKS ENTRIES\n"
+"                          COUNT takes map_perf_test's arguments, 0 for a default)\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
 "      --preallocated      htab-mem's spelling of --prealloc\n"
@@ -334,6 +338,44 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	GIVE(maybe, g_);						\
 } while (0)
 
+/* map_perf_test's own arguments after the benchmark's name: ./bench
+ * map-perf FLAGS [TASKS [ENTRIES [COUNT]]], a 0 leaving one to the row as
+ * map_perf_test's 0s do; each also an option, given once. */
+static int map_perf_test_args(struct options *given, int n, char **args)
+{
+	static const char *const names[] = { "FLAGS (--flags)", "TASKS (-p)",
+					     "ENTRIES (--max-entries)", "COUNT (--count)" };
+	struct maybe *opt[] = { &given->flags, NULL, &given->max_entries, &given->count };
+	long v[4];
+
+	for (int i = 0; i < n; i++) {
+		v[i & 3] = parse_count(args[i]);
+		if (i >= 4 || v[i] < 0 || v[i] > INT32_MAX || (i == 0 && !v[i])) {
+			mb_err("one benchmark at a time, or map_perf_test's FLAGS TASKS ENTRIES COUNT "
+			       "after map-perf: not '%s'", args[i]);
+			return EXIT_USAGE;
+		}
+		if (v[i] && (opt[i] ? opt[i]->given : given->producers_given)) {
+			mb_err("%s given twice, as an argument and as an option", names[i]);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (!v[i])
+			continue;
+		if (opt[i])
+			GIVE(*opt[i], v[i]);
+		else if (v[i] > MAX_PRODUCERS) {
+			mb_err("TASKS takes 1 to %d, not %ld", MAX_PRODUCERS, v[i]);
+			return EXIT_USAGE;
+		} else {
+			given->producers = v[i];
+			given->producers_given = true;
+		}
+	}
+	return EXIT_OK;
+}
+
 /* A group's member by its test bit: map-perf --flags 4, as map_perf_test 4. */
 static int find_by_flag(struct options *given, const char *name)
 {
@@ -472,6 +514,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 				NUM_GIVEN("batch", 1, 1 << 22, given->batch);
 			break;
 		case OPT_FLAGS: NUM_GIVEN("flags", 1, INT32_MAX, given->flags); break;
+		case OPT_COUNT: NUM_GIVEN("count", 1, INT32_MAX, given->count); break;
 		case OPT_READERS: NUM_GIVEN("readers", 1, MAX_PRODUCERS, given->readers); break;
 		case OPT_WRITERS: NUM_GIVEN("writers", 1, MAX_PRODUCERS, given->writers); break;
 		case OPT_BATCH_TIMES: CHOICE_GIVEN("batch-times", given->batch_times, "off", "on"); break;
@@ -524,12 +567,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		mb_err("no benchmark given; ./bench -l lists them");
 		return EXIT_USAGE;
 	}
-	/* map_perf_test's own shape: ./bench map-perf FLAGS */
-	if (optind + 2 == argc && !given->flags.given && parse_count(argv[optind + 1]) > 0)
-		GIVE(given->flags, parse_count(argv[optind + 1]));
-	else if (optind + 1 < argc) {
-		mb_err("one benchmark at a time: '%s' then '%s'", argv[optind], argv[optind + 1]);
+	if (optind + 1 < argc && map_perf_test_args(given, argc - optind - 1, argv + optind + 1))
 		return EXIT_USAGE;
-	}
 	return find_bench(given, argv[optind]);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Map kinds: names, preallocation rules and types from the kernel's BTF
  * (never a hard-coded number: rhtab's value depends on the kernel). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -86,4 +88,34 @@ long map_kind_type(const struct map_kind *k, char *name, int len)
 {
 	snprintf(name, len, "BPF_MAP_TYPE_%s", k->suffix);
 	return kernel_map_type(k->suffix);
+}
+
+int map_drain_init(struct map_drain *d, long n, int key_size, int value_size)
+{
+	d->n = n;
+	d->keys = calloc(n, key_size);
+	d->values = calloc(n, value_size);
+	return d->keys && d->values ? 0 : -ENOMEM;
+}
+
+void map_drain_free(struct map_drain *d)
+{
+	free(d->keys);
+	free(d->values);
+	memset(d, 0, sizeof(*d));
+}
+
+int map_delete_all(int fd, struct map_drain *d)
+{
+	__u32 token, count;
+	void *in = NULL;
+	int err;
+
+	do {
+		count = d->n;
+		err = bpf_map_lookup_and_delete_batch(fd, in, &token, d->keys, d->values, &count,
+						      NULL);
+		in = &token;
+	} while (!err);
+	return err == -ENOENT ? 0 : err;
 }

@@ -45,4 +45,16 @@ int map_read_back_flags(int fd, struct run *run);
 /* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
 long map_kind_type(const struct map_kind *k, char *name, int len);
 
+/* A hash map's elements as one read takes them: n keys then n values. */
+struct map_drain {
+	long n;
+	void *keys, *values;
+};
+/* Room for n elements of these sizes; 0 or -ENOMEM. */
+int map_drain_init(struct map_drain *d, long n, int key_size, int value_size);
+void map_drain_free(struct map_drain *d);
+/* Delete every element of a hash map of at most d->n (one walk of the
+ * kernel's batch op, read out into d); 0 or -errno. */
+int map_delete_all(int fd, struct map_drain *d);
+
 #endif

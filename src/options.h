@@ -45,6 +45,7 @@ struct options {
 	struct prefix_mix prefix_mix;	/* --prefix-len LO..HI or LEN:WEIGHT,... */
 	double hit_ratio;		/* --hit-ratio: the share of lookups that hit; -1: not given */
 	struct maybe flags;		/* --flags: a group's member by its test bit */
+	struct maybe count;		/* --count: rounds' events per producer */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
 		     prealloc, zero_seed, keys, seed, batch, map_flags, readers, writers,
 		     batch_times;

@@ -231,6 +231,23 @@ static int resolve_hit_ratio(const struct options *given, struct plan *p)
 	return EXIT_OK;
 }
 
+/* Rounds' events per producer, for the families that run in rounds. */
+static int resolve_count(const struct options *given, struct plan *p)
+{
+	const struct bench *b = p->bench;
+
+	if (!b->family->round_reset) {
+		if (given->count.given) {
+			mb_err("--count is the events each of map_perf_test's tasks times: for "
+			       "map-perf, not %s", b->name);
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	p->count = OR(given->count, b->count);
+	return EXIT_OK;
+}
+
 /* Every batch's time, for percentiles: mapbench's own rows record them; a
  * kernel bench's keep its harness as it is unless asked. */
 static int resolve_batch_times(const struct options *given, struct plan *p)
@@ -395,7 +412,8 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	err = resolve_roles(given, out) ?: resolve_tasks(given, host, out) ?: resolve_map(given, out) ?:
 	      resolve_sizes(given, host, out) ?:
 	      resolve_trigger(given, host, out) ?: resolve_keys(given, out) ?:
-	      resolve_hit_ratio(given, out) ?: resolve_batch_times(given, out) ?:
+	      resolve_hit_ratio(given, out) ?: resolve_count(given, out) ?:
+	      resolve_batch_times(given, out) ?:
 	      resolve_batch_auto(given, out) ?:
 	      cpu_plan(out, host);
 	return err ?: b->family->check(out);
@@ -471,6 +489,8 @@ json_t *plan_json(const struct plan *p)
 		json_object_set_new(o, "batch_times", json_true());
 	if (o && p->writers)
 		json_object_set_new(o, "writers", json_integer(p->writers));
+	if (o && p->count)
+		json_object_set_new(o, "count", json_integer(p->count));
 	if (o && p->hit_ratio < 1)
 		json_object_set_new(o, "hit_ratio", json_real(p->hit_ratio));
 	if (o && p->extra_map_flags)
@@ -536,6 +556,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->key_size = maybe_int(pa, "key_size");
 	g->value_size = maybe_int(pa, "value_size");
 	g->writers = maybe_int(pa, "writers");
+	g->count = maybe_int(pa, "count");
 	GIVE(g->batch_times, json_is_true(json_object_get(pa, "batch_times")));
 	g->batch_auto = json_is_true(json_object_get(pa, "batch_auto"));
 	g->max_entries = maybe_int(pa, "max_entries");

@@ -21,6 +21,18 @@ static void quit_pair(struct turn *t)
 	pthread_barrier_wait(&t->barrier);
 }
 
+/* Set stop and wake the producers waiting for a round to see it (under
+ * the lock, so none is between its check and its wait). */
+static void set_stop(struct producers *p)
+{
+	atomic_store(&p->stop, true);
+	if (!p->run->plan->bench->family->round_reset)
+		return;
+	pthread_mutex_lock(&p->rounds.lock);
+	pthread_cond_broadcast(&p->rounds.next);
+	pthread_mutex_unlock(&p->rounds.lock);
+}
+
 /* Stop the run; the first failure keeps its status and the line the
  * failing thread's mb_err printed (read after the threads are joined). */
 static void fail(struct producers *p, int status)
@@ -29,7 +41,7 @@ static void fail(struct producers *p, int status)
 
 	if (atomic_compare_exchange_strong(&p->failed, &none, status))
 		snprintf(p->reason, sizeof(p->reason), "%s", mb_last_error());
-	atomic_store(&p->stop, true);
+	set_stop(p);
 }
 
 /* One batch of producer id; a failure stops the run (a deleter goes on
@@ -74,6 +86,33 @@ static void deleter_loop(struct producers *p, int id)
 	}
 }
 
+/* Wait for every producer to end its round; the last to arrive resets
+ * the maps (family->round_reset) and opens the next. False: the run
+ * stops (a producer that stops never arrives, and stop wakes the rest). */
+static bool next_round(struct producers *p)
+{
+	struct rounds *r = &p->rounds;
+	int err = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (++r->arrived == p->run->plan->producers) {
+		r->arrived = 0;
+		if (!stopped(p))
+			err = p->run->plan->bench->family->round_reset(p->run);
+		r->gen++;
+		pthread_cond_broadcast(&r->next);
+	} else {
+		unsigned int gen = r->gen;
+
+		while (r->gen == gen && !stopped(p))
+			pthread_cond_wait(&r->next, &r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (err)
+		fail(p, err);
+	return !stopped(p);
+}
+
 static void *producer_main(void *opaque)
 {
 	struct producer_arg *a = opaque;
@@ -101,6 +140,9 @@ static void *producer_main(void *opaque)
 		deleter_loop(p, a->id);
 	else if (p->take_turns)
 		adder_loop(p, a->id);
+	else if (f->round_reset)
+		while (next_round(p))
+			run_batch(p, a->id);
 	else
 		while (!stopped(p))
 			run_batch(p, a->id);
@@ -130,6 +172,8 @@ int producers_start(struct producers *p, struct run *run)
 	p->take_turns = run->plan->bench->walk && run->plan->bench->walk->pairs;
 	for (int i = 0; p->take_turns && i < run->plan->producers / 2; i++)
 		pthread_barrier_init(&p->turns[i].barrier, NULL, 2);
+	pthread_mutex_init(&p->rounds.lock, NULL);
+	pthread_cond_init(&p->rounds.next, NULL);
 	/* --trigger nic: packets run the batches; no threads to start. A pair's
 	 * deleter starts first: an adder without one would wait for ever. */
 	for (int i = 0; ok && i < n; i++)
@@ -145,12 +189,14 @@ int producers_start(struct producers *p, struct run *run)
 
 int producers_stop(struct producers *p)
 {
-	atomic_store(&p->stop, true);
+	set_stop(p);
 	for (int i = 0; i < MAX_PRODUCERS; i++)
 		if (p->running[i])
 			pthread_join(p->threads[i], NULL);
 	for (int i = 0; p->take_turns && i < p->run->plan->producers / 2; i++)
 		pthread_barrier_destroy(&p->turns[i].barrier);
+	pthread_mutex_destroy(&p->rounds.lock);
+	pthread_cond_destroy(&p->rounds.next);
 	memset(p->running, 0, sizeof(p->running));
 	return atomic_load(&p->failed);
 }

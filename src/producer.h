@@ -14,12 +14,22 @@ struct turn {
 	atomic_bool quit;
 };
 
+/* Rounds (family->round_reset): the producers still running meet between
+ * rounds; the last to arrive resets and opens the next (gen). */
+struct rounds {
+	pthread_mutex_t lock;
+	pthread_cond_t next;
+	int arrived;
+	unsigned int gen;
+};
+
 struct producers {
 	struct run *run;
 	pthread_t threads[MAX_PRODUCERS];
 	bool running[MAX_PRODUCERS];	/* threads[i] was started */
 	struct turn turns[MAX_PRODUCERS / 2];
 	bool take_turns;
+	struct rounds rounds;
 	atomic_bool stop;
 	atomic_int failed;	/* first failing producer's exit status, or 0 */
 	char reason[512];	/* its error line, written by that thread only */

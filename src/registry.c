@@ -44,13 +44,16 @@
 	"words past the first i x 2654435761, in order from key 1 every run, in one key " \
 	"buffer all CPUs write; batch floor(1M / nr) x nr"
 /* samples/bpf map_perf_test: a task per CPU, pinned, each making the test's
- * syscall; its program (a ksyscall, else the syscall's tracepoint with a
- * warning) does the test's map work. Its figure: events per sec per task. */
+ * syscall count times (its default 10,000) a round, the LRU tests' maps
+ * emptied between rounds as each map_perf_test run starts with new ones;
+ * its program (a ksyscall, else the syscall's tracepoint with a warning)
+ * does the test's map work. Its figure: events per sec per task, timed in
+ * user space around each round. */
 #define MAP_PERF .family = &map_perf_family, .group = "map-perf", .key_size = 4, \
 	.value_size = 8, .max_entries = 1000, .nr_entries = 0, .prefix_len = -1, .prealloc = 1, \
 	.trigger = TRIGGER_KSYSCALL, .trigger_fallback = TRIGGER_TP, .loop = LOOP_NONE, \
 	.figure = FIG_EVENTS_PER_TASK, .task_per_cpu = true, .kernel = &kernel_map_perf_test, \
-	.op = MB_OP_NOOP, .batch = 1
+	.op = MB_OP_NOOP, .batch = 1, .count = 10000
 #define MAP_PERF_CHURN "per event (a syscall), 10 x {update BPF_ANY, lookup, delete if found} of " \
 	"the task's key (its tid); hash_map_alloc also holds keys 0..32, as map_perf_test's " \
 	"fill_lpm_trie() leaves it"

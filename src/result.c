@@ -66,15 +66,26 @@ static json_t *batches_json(const struct run_summary *sum)
 			"max_ns", json_num(b->iqr_max));
 }
 
-static json_t *sample_json(const struct sample *x, int i, int nprod)
+/* A producer's counters in an interval; the events its task timed
+ * itself, where it runs in rounds. */
+static json_t *prod_json(const struct prod_delta *d, bool rounds)
+{
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "ops", (json_int_t)d->ops,
+			      "ns", (json_int_t)d->ns, "runs", (json_int_t)d->runs,
+			      "hits", (json_int_t)d->hits, "misses", (json_int_t)d->misses);
+
+	if (o && rounds)
+		json_object_update_new(o, json_pack("{s:I, s:I}",
+			"wall_events", (json_int_t)d->wall_events, "wall_ns", (json_int_t)d->wall_ns));
+	return o;
+}
+
+static json_t *sample_json(const struct sample *x, int i, int nprod, bool rounds)
 {
 	json_t *prods = json_array(), *o;
 
 	for (int p = 0; p < nprod; p++)
-		json_array_append_new(prods, json_pack("{s:I, s:I, s:I, s:I, s:I}",
-			"ops", (json_int_t)x->prod[p].ops, "ns", (json_int_t)x->prod[p].ns,
-			"runs", (json_int_t)x->prod[p].runs,
-			"hits", (json_int_t)x->prod[p].hits, "misses", (json_int_t)x->prod[p].misses));
+		json_array_append_new(prods, prod_json(&x->prod[p], rounds));
 	o = json_pack("{s:i, s:b, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"index", i, "warmup", x->warmup, "interval_ns", x->interval_ns,
 		"ops", (json_int_t)x->ops, "ns", (json_int_t)x->ns, "runs", (json_int_t)x->runs,
@@ -207,7 +218,8 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 	static char kernel[KERNEL_LINES_MAX];
 
 	for (int i = 0; i < s->n; i++)
-		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod));
+		json_array_append_new(samples, sample_json(&s->v[i], i, s->nprod,
+							   run->plan->count > 0));
 	doc = json_pack("{s:o, s:{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:I}}, s:o}",
 		"samples", samples,
 		"summary",

@@ -35,14 +35,30 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Mean over the tasks that ended a round in the interval of their events
+ * per their own wall time, in M/s; NAN: none did. */
+static double task_events_mps(const struct sample *s, int nprod)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int p = 0; p < nprod; p++)
+		if (s->prod[p].wall_ns) {
+			sum += s->prod[p].wall_events * 1e3 / s->prod[p].wall_ns;
+			n++;
+		}
+	return n ? sum / n : NAN;
+}
+
 /* The benchmark's figure in M per second, before figure_of()'s scale. */
 static double figure_mps(const struct sample *s, int nprod, const struct bench *b)
 {
 	switch (b->figure) {
 	case FIG_KERNEL:
 		return s->ns ? s->ops * 1e3 / s->ns : NAN;
+	case FIG_EVENTS_PER_TASK:
+		return task_events_mps(s, nprod);
 	case FIG_RUNS_PER_PROD:
-	case FIG_EVENTS_PER_TASK:	/* an event is a run of one batch (MB_OP_NOOP's) */
 		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod;
 	case FIG_EVENTS_PER_PROD:
 		return s->kmops_prod;
@@ -213,6 +229,8 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].ops - prev[p].ops, cur[p].ns - prev[p].ns,
 				cur[p].hits - prev[p].hits, cur[p].misses - prev[p].misses,
 				cur[p].runs - prev[p].runs,
+				cur[p].wall_events - prev[p].wall_events,
+				cur[p].wall_ns - prev[p].wall_ns,
 			};
 		sample_finish(s, nprod, plan->bench);
 		if (read_batches(run, prev, cur, batch_buf, s, out)) {

@@ -9,6 +9,7 @@
 /* One producer's work in one sampling interval. */
 struct prod_delta {
 	__u64 ops, ns, hits, misses, runs;
+	__u64 wall_events, wall_ns;	/* timed by the task itself (rounds) */
 };
 
 struct sample {

@@ -6,8 +6,9 @@
 #include "peer.h"
 #include "sampler.h"
 
-/* Each task's events over the measured seconds, as the kernel's count over
- * its elapsed time; labelled by the CPU it was pinned to. */
+/* Each task's events over its own time in the measured seconds' rounds,
+ * as the kernel's count over its elapsed time; labelled by the CPU it was
+ * pinned to. */
 static int task_lines(const struct run *run, const struct samples *s,
 		      const struct run_summary *sum, char *buf, size_t len)
 {
@@ -22,8 +23,8 @@ static int task_lines(const struct run *run, const struct samples *s,
 		for (int i = 0; i < s->n; i++) {
 			if (s->v[i].warmup)
 				continue;
-			events += s->v[i].prod[p].runs;
-			ns += s->v[i].interval_ns;
+			events += s->v[i].prod[p].wall_events;
+			ns += s->v[i].prod[p].wall_ns;
 		}
 		if (!ns)
 			continue;
@@ -35,11 +36,11 @@ static int task_lines(const struct run *run, const struct samples *s,
 	return lines;
 }
 
-/* map_perf_test FLAGS TASKS ENTRIES, count left at its default (10,000). */
+/* map_perf_test FLAGS TASKS ENTRIES COUNT. */
 static void command(const struct plan *plan, char *buf, size_t len)
 {
-	snprintf(buf, len, "map_perf_test %u %d %ld", plan->bench->flag, plan->producers,
-		 plan->max_entries);
+	snprintf(buf, len, "map_perf_test %u %d %ld %ld", plan->bench->flag, plan->producers,
+		 plan->max_entries, plan->count);
 }
 
 const struct kernel_bench kernel_map_perf_test = {

@@ -3,10 +3,11 @@ per CPU, its per-task lines, and its invocation shape."""
 import json
 import os
 import re
+import subprocess
 
 import pytest
 
-from conftest import QUICK, run_bench
+from conftest import BPFTOOL, QUICK, bpf_snapshot, run_bench, start_until
 
 # map_perf_test's test bits, the rows that run them and the names in its lines
 TESTS = {
@@ -79,24 +80,59 @@ def test_invocation_shapes_name_the_same_test():
     assert plan["producers"] == os.cpu_count() and plan["prealloc"] is False
     assert plan["trigger"] == "ksyscall" and plan["max_entries"] == 1000
     # what scripts/vmrun --peer kernel runs in a guest beside it
-    assert f"Kernel command: map_perf_test 4 {os.cpu_count()} 1000\n" in plans[0]
+    assert f"Kernel command: map_perf_test 4 {os.cpu_count()} 1000 10000\n" in plans[0]
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["map-perf", "--flags", "5"], "names several tests"),
-    (["map-perf", "2048"], "is no test of map-perf here"),
-    (["htab-lookup", "--flags", "4"], "for map-perf, not htab-lookup"),
-    (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
-    (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
-    (["map-perf", "4", "--loop", "bpf_loop"], "drop --loop"),
-    (["map-perf", "4", "-p", str(os.cpu_count() + 1)], "more than the"),
-    (["map-perf", "4", "-p", "2", "--prod-affinity", "0,0"], "CPUs that differ"),
-])
-def test_bad_input_is_one_line_and_exit_1(args, needle):
-    proc = run_bench(*args, "--dry-run")
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+def test_map_perf_tests_arguments_set_tasks_entries_and_count():
+    """./bench map-perf FLAGS TASKS ENTRIES COUNT, as map_perf_test takes
+    them; a 0 leaves one to the row, as map_perf_test's do."""
+    out = run_bench("map-perf", "16", "1", "500", "2000", "--dry-run").stdout
+    plan = json.loads(out.split("Plan: ", 1)[1].splitlines()[0])
+    assert (plan["producers"], plan["max_entries"], plan["count"]) == (1, 500, 2000)
+    assert "Kernel command: map_perf_test 16 1 500 2000\n" in out
+    out = run_bench("map-perf", "16", "0", "0", "300", "--dry-run").stdout
+    plan = json.loads(out.split("Plan: ", 1)[1].splitlines()[0])
+    assert (plan["producers"], plan["max_entries"], plan["count"]) == \
+        (os.cpu_count(), 10000, 300)
+
+
+def test_the_figure_is_each_tasks_rounds_timed_in_user_space(result):
+    """Each task's line is its events over its own time around its rounds
+    (map_perf_test's count over its elapsed time), recorded per sample."""
+    proc, doc = result("map-perf", "4", "-p", "1", "--count", "1000", "-w", "0", "-d", "2")
+    assert proc.returncode == 0, proc.stderr
+    prods = [x["producers"][0] for x in doc["samples"]]
+    # whole rounds only, and no more than the events the program saw so far
+    assert all(p["wall_events"] % 1000 == 0 for p in prods)
+    events = sum(p["wall_events"] for p in prods)
+    ns = sum(p["wall_ns"] for p in prods)
+    assert 0 < events <= sum(p["runs"] for p in prods)
+    cpu = doc["params"]["prod_cpus"][0]
+    line = f"{cpu}:hash_map_perf kmalloc {int(events * 1e9 / ns)} events per sec"
+    assert doc["summary"]["kernel_lines"] == [line]
+
+
+def _elements(name, before):
+    """Elements in each new map called name, as bpftool dumps them."""
+    maps = json.loads(subprocess.run([BPFTOOL, "-j", "map", "list"], capture_output=True,
+                                     text=True, check=True).stdout)
+    return [len(json.loads(subprocess.run([BPFTOOL, "-j", "map", "dump", "id", str(m["id"])],
+                                          capture_output=True, text=True, check=True).stdout))
+            for m in maps if m.get("name") == name and m["id"] not in before["map"]]
+
+
+def test_lru_tests_start_each_round_from_an_empty_map():
+    """map_perf_test inserts count random keys into a new map; without the
+    emptying between rounds the map would be full (10000) after ten."""
+    before = bpf_snapshot()
+    proc = start_until(["map-perf", "16", "-p", "1", "--count", "1000", "-w", "0", "-d", "3"],
+                       "Iter   0")
+    try:
+        counts = _elements("lru_hash_map", before)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert len(counts) == 1 and counts[0] < 5000, counts
 
 
 def test_timed_events_are_not_in_step_with_the_lru_refill(result):
@@ -108,3 +144,25 @@ def test_timed_events_are_not_in_step_with_the_lru_refill(result):
     assert proc.returncode == 0, proc.stderr
     event_ns = 1e9 / doc["summary"]["figure"]["mean"]
     assert doc["summary"]["latency_ns"]["mean"] < event_ns
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["map-perf", "--flags", "5"], "names several tests"),
+    (["map-perf", "2048"], "is no test of map-perf here"),
+    (["htab-lookup", "--flags", "4"], "for map-perf, not htab-lookup"),
+    (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
+    (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
+    (["map-perf", "4", "--loop", "bpf_loop"], "drop --loop"),
+    (["map-perf", "4", "-p", str(os.cpu_count() + 1)], "more than the"),
+    (["map-perf", "4", "-p", "2", "--prod-affinity", "0,0"], "CPUs that differ"),
+    (["map-perf", "4", "--count", "0"], "--count"),
+    (["htab-lookup", "--count", "10"], "for map-perf, not htab-lookup"),
+    (["map-perf", "4", "1", "-p", "1"], "TASKS (-p) given twice"),
+    (["map-perf", "4", "1", "100", "10", "5"], "not '5'"),
+    (["map-perf", "4", "x"], "not 'x'"),
+])
+def test_bad_input_is_one_line_and_exit_1(args, needle):
+    proc = run_bench(*args, "--dry-run")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
