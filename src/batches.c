@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Per-batch in-kernel times: percentiles, the kernel's IQR-filtered
- * figures, and the reservoir a run keeps. */
+/* Per-batch in-kernel times: the rings they are read from, percentiles,
+ * the kernel's IQR-filtered figures, and the reservoir a run keeps. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include "batches.h"
@@ -15,6 +16,39 @@ double batch_ns_per_op(__u64 rec)
 	__u64 ops = rec >> BATCH_NS_BITS, ns = rec & ((1ULL << BATCH_NS_BITS) - 1);
 
 	return ops ? (double)ns / ops : NAN;
+}
+
+int batch_ring_map(struct batch_ring *r, int fd, int producers)
+{
+	void *words;
+
+	r->bytes = (size_t)producers * BATCH_RING * sizeof(__u64);
+	words = mmap(NULL, r->bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (words == MAP_FAILED)
+		return -errno;
+	r->words = words;
+	return 0;
+}
+
+void batch_ring_unmap(struct batch_ring *r)
+{
+	if (r->words)
+		munmap((void *)r->words, r->bytes);
+	r->words = NULL;
+}
+
+long batch_ring_read(const struct batch_ring *r, int prod, __u64 first, __u64 end, double *out)
+{
+	const __u64 *ring = r->words ? r->words + (size_t)prod * BATCH_RING : NULL;
+	long n = 0;
+
+	for (__u64 i = first; ring && i < end; i++) {
+		double v = batch_ns_per_op(ring[i % BATCH_RING]);
+
+		if (!isnan(v))
+			out[n++] = v;
+	}
+	return n;
 }
 
 /* Element floor(n x q) of sorted v, the last for q near 1: the kernel's

@@ -3,6 +3,7 @@
  * ran (progs/common.bpf.h records them), kept for percentiles. */
 #ifndef MAPBENCH_BATCHES_H
 #define MAPBENCH_BATCHES_H
+#include <stddef.h>
 #include <linux/types.h>
 
 /* Batches a run keeps for its percentiles: a uniform sample (reservoir) of
@@ -32,6 +33,19 @@ struct batch_record {
 /* ns per operation of a ring record (bench_shared.h's layout); NAN for
  * a batch of no operations. */
 double batch_ns_per_op(__u64 rec);
+
+/* The producers' batch rings (progs/common.bpf.h's batch_times), mapped
+ * read-only; words NULL where the run records none. */
+struct batch_ring {
+	const __u64 *words;
+	size_t bytes;
+};
+/* Map the rings of map fd for producers; 0 or -errno. */
+int batch_ring_map(struct batch_ring *r, int fd, int producers);
+void batch_ring_unmap(struct batch_ring *r);
+/* ns per op of producer prod's runs [first, end) into out; how many (a
+ * batch of no operations gives none). */
+long batch_ring_read(const struct batch_ring *r, int prod, __u64 first, __u64 end, double *out);
 /* Sorts v[0..n) and fills out; every field NAN (n 0) when n is 0. */
 void batch_stats_of(double *v, long n, struct batch_stats *out);
 /* Keep v[0..n) of a measured interval in which the producers ran ran

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Driving a producer family's BPF object: load, prefill, start, fire, read. */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "batches.h"
@@ -103,17 +101,15 @@ int progs_fill(struct progs *p, const struct plan *plan, keys_loader load)
 /* The batch rings, read-only in user space. */
 static int map_ring(struct progs *p, const struct plan *plan)
 {
-	void *ring;
+	int err;
 
 	if (!plan->batch_times)
 		return EXIT_OK;
-	p->ring_bytes = (size_t)plan->producers * BATCH_RING * sizeof(__u64);
-	ring = mmap(NULL, p->ring_bytes, PROT_READ, MAP_SHARED, bpf_map__fd(p->batch_times), 0);
-	if (ring == MAP_FAILED) {
-		mb_err("mapping the batch times failed: %s", strerror(errno));
+	err = batch_ring_map(&p->ring, bpf_map__fd(p->batch_times), plan->producers);
+	if (err) {
+		mb_err("mapping the batch times failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	p->ring = ring;
 	return EXIT_OK;
 }
 
@@ -138,9 +134,7 @@ int progs_start(struct progs *p, struct run *run)
 void progs_stop(struct progs *p)
 {
 	trigger_detach(&p->trig);
-	if (p->ring)
-		munmap((void *)p->ring, p->ring_bytes);
-	p->ring = NULL;
+	batch_ring_unmap(&p->ring);
 }
 
 int progs_thread_init(struct run *run, int prod)
@@ -175,14 +169,6 @@ void progs_set_batch(struct run *run, __u32 batch)
 long progs_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out)
 {
 	struct progs *p = run->priv;
-	const __u64 *ring = p->ring ? p->ring + (size_t)prod * BATCH_RING : NULL;
-	long n = 0;
 
-	for (__u64 r = first; ring && r < end; r++) {
-		double v = batch_ns_per_op(ring[r % BATCH_RING]);
-
-		if (!isnan(v))
-			out[n++] = v;
-	}
-	return n;
+	return batch_ring_read(&p->ring, prod, first, end, out);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #ifndef MAPBENCH_PROGS_H
 #define MAPBENCH_PROGS_H
+#include "batches.h"
 #include "bench.h"
 #include "trigger.h"
 
@@ -14,8 +15,7 @@ struct progs {
 	struct trigger_state trig;
 	struct bpf_program *fill;	/* the prefill's program, or NULL (no prefill) */
 	struct bpf_map *batch_times;
-	const __u64 *ring;		/* batch_times mmapped, or NULL (not recorded) */
-	size_t ring_bytes;
+	struct batch_ring ring;		/* batch_times mapped, where recorded */
 };
 
 /* Before load: record the object, pick programs (the trigger's, and the
