@@ -2,7 +2,6 @@
 /* The map_perf_test family: the kernel's maps and programs
  * (progs/map_perf.bpf.c), one test's program loaded, each producer a task
  * making the test's syscall, each syscall an event. */
-#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -131,20 +130,6 @@ static struct bpf_program *program(struct map_perf_bpf *skel, const char *prefix
 	return bpf_object__find_program_by_name(skel->obj, full);
 }
 
-/* BPF_MAP_TYPE_LRU_HASH from libbpf's "lru_hash". */
-static int map_type_name(struct run *run)
-{
-	static char name[48];
-	const char *lower = libbpf_bpf_map_type_str(run->map_type);
-	int at = snprintf(name, sizeof(name), "BPF_MAP_TYPE_");
-
-	for (; lower && *lower && at < (int)sizeof(name) - 1; lower++)
-		name[at++] = toupper(*lower);
-	name[at] = 0;
-	run->map_type_name = name;
-	return EXIT_OK;
-}
-
 /* Producer p on its CPU, for the programs (cpu_prod holds p + 1); before
  * load, as it is read-only data. */
 static void register_tasks(struct map_perf_state *st, const struct plan *plan)
@@ -189,8 +174,7 @@ static int open_and_load(struct map_perf_state *st, struct run *run)
 		       t->prog, strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	run->map_type = bpf_map__type(map);
-	return map_type_name(run) ?: map_read_back_flags(bpf_map__fd(map), run);
+	return map_record(map, run);
 }
 
 /* What map_perf_test fills before its tasks start: LRU_HASH_LOOKUP's keys,

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Map kinds: names, preallocation rules and types from the kernel's BTF
  * (never a hard-coded number: rhtab's value depends on the kernel). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "htab.h"
 #include "lpm.h"
 #include "maps.h"
@@ -82,6 +84,21 @@ int map_read_back_flags(int fd, struct run *run)
 	}
 	run->map_flags = info.map_flags;
 	return EXIT_OK;
+}
+
+int map_record(const struct bpf_map *map, struct run *run)
+{
+	static char name[48];
+	const char *lower;
+	int at = snprintf(name, sizeof(name), "BPF_MAP_TYPE_");
+
+	run->map_type = bpf_map__type(map);
+	for (lower = libbpf_bpf_map_type_str(run->map_type); lower && *lower &&
+	     at < (int)sizeof(name) - 1; lower++)
+		name[at++] = toupper(*lower);
+	name[at] = 0;
+	run->map_type_name = name;
+	return map_read_back_flags(bpf_map__fd(map), run);
 }
 
 long map_kind_type(const struct map_kind *k, char *name, int len)

@@ -39,9 +39,13 @@ const struct map_kind *map_kind_find(const char *name);
 /* "htab, percpu, lru or rhtab": the kinds of a mask, for messages. */
 const char *map_kinds_list(unsigned int mask, char *buf, int len);
 struct run;
+struct bpf_map;
 /* run->map_flags as the kernel holds them, not as asked: the proof that a
  * flag such as BPF_F_NO_COMMON_LRU reached the map. An exit status. */
 int map_read_back_flags(int fd, struct run *run);
+/* A loaded object's map under test in run: its type (BPF_MAP_TYPE_LRU_HASH
+ * from libbpf's "lru_hash") and flags read back. An exit status. */
+int map_record(const struct bpf_map *map, struct run *run);
 /* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
 long map_kind_type(const struct map_kind *k, char *name, int len);
 
