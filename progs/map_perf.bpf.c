@@ -122,6 +122,10 @@ static __always_inline struct prod_counters *producer(void)
 	return prod < MAX_PRODUCERS ? &cnt[prod] : NULL;
 }
 
+/* The work functions count lookups into e on the timed events; on the
+ * others e is NULL, known so where they are inlined, and the counting is
+ * compiled out: those events run the kernel's map work alone. */
+
 /* HASH_PREALLOC .. PERCPU_HASH_KMALLOC: ten times update (BPF_ANY), lookup
  * and, when found, delete of the task's own key (its tid). */
 static __always_inline void churn(void *map, struct event *e)
@@ -132,9 +136,10 @@ static __always_inline void churn(void *map, struct event *e)
 	for (int i = 0; i < 10; i++) {
 		bpf_map_update_elem(map, &key, &init_val, BPF_ANY);
 		if (bpf_map_lookup_elem(map, &key)) {
-			e->hits++;
+			if (e)
+				e->hits++;
 			bpf_map_delete_elem(map, &key);
-		} else {
+		} else if (e) {
 			e->misses++;
 		}
 	}
@@ -175,20 +180,21 @@ union connect_addr {
 };
 
 /* LRU_HASH_LOOKUP: 32 lookups of consecutive keys from the one connect()
- * carries (user space advances it by 32 an event, as the kernel's); the
- * hits counted in a register, the misses are the rest. */
+ * carries (user space advances it by 32 an event, as the kernel's). */
 static __always_inline void lru_lookups(__u32 key, struct event *e)
 {
 	__u64 hits = 0;
 
 #pragma clang loop unroll(full)
 	for (int i = 0; i < 32; i++) {
-		if (bpf_map_lookup_elem(&lru_hash_lookup_map, &key))
+		if (bpf_map_lookup_elem(&lru_hash_lookup_map, &key) && e)
 			hits++;
 		key++;
 	}
-	e->hits = hits;
-	e->misses = 32 - hits;
+	if (e) {
+		e->hits = hits;
+		e->misses = 32 - hits;
+	}
 }
 
 /* The first of n lookups of one key, counted: the others find the same,
@@ -196,6 +202,8 @@ static __always_inline void lru_lookups(__u32 key, struct event *e)
  * not. */
 static __always_inline void count_first(void *found, int n, struct event *e)
 {
+	if (!e)
+		return;
 	if (found)
 		e->hits += n;
 	else
@@ -269,32 +277,29 @@ static __always_inline bool timed_event(__u64 runs)
 /* An untimed event: counted, without the seq that keeps a snapshot's ns
  * and ops in step (its ns are none; one event more or less in a snapshot's
  * ops is what the seq would buy, at two atomics an event). */
-static __always_inline void count_event(struct prod_counters *c, __u64 hits, __u64 misses)
+static __always_inline void count_event(struct prod_counters *c)
 {
 	c->ops++;
 	c->runs++;
-	c->hits += hits;
-	c->misses += misses;
 }
 
-/* An event, its map work timed one time in CLOCK_EVERY: one op for the
- * figure, the lookups' hits and misses for the Hits line. */
+/* An event, its map work (which names e_) timed and its lookups counted one
+ * time in CLOCK_EVERY; the others only counted. */
 #define TIMED_EVENT(work) ({							\
 	struct prod_counters *c_ = producer();					\
-	struct event e = {};							\
-	__u64 t0_ = 0;								\
-	bool timed_;								\
 										\
-	if (c_) {								\
-		timed_ = timed_event(c_->runs);					\
-		if (timed_)							\
-			t0_ = bpf_ktime_get_ns();				\
+	if (c_ && timed_event(c_->runs)) {					\
+		struct event ev_ = {}, *e_ = &ev_;				\
+		__u64 t0_ = bpf_ktime_get_ns();					\
+										\
 		work;								\
-		if (timed_)							\
-			account(c_, 1, (bpf_ktime_get_ns() - t0_) * CLOCK_EVERY,	\
-				e.hits, e.misses);				\
-		else								\
-			count_event(c_, e.hits, e.misses);			\
+		account(c_, 1, (bpf_ktime_get_ns() - t0_) * CLOCK_EVERY,	\
+			ev_.hits, ev_.misses);					\
+	} else if (c_) {							\
+		struct event *e_ = NULL;					\
+										\
+		work;								\
+		count_event(c_);						\
 	}									\
 	0;									\
 })
@@ -311,22 +316,22 @@ static __always_inline void count_event(struct prod_counters *c, __u64 hits, __u
 		return TIMED_EVENT(work);					\
 	}
 
-SYSCALL_PROGS(hash_prealloc, getuid, churn(&hash_map, &e))
-SYSCALL_PROGS(percpu_hash_prealloc, geteuid, churn(&percpu_hash_map, &e))
-SYSCALL_PROGS(hash_kmalloc, getgid, churn(&hash_map_alloc, &e))
-SYSCALL_PROGS(percpu_hash_kmalloc, getegid, churn(&percpu_hash_map_alloc, &e))
-SYSCALL_PROGS(lpm_kmalloc, gettid, lpm_lookups(&e))
-SYSCALL_PROGS(hash_lookup, getpgid, lookups64(&hash_map, &e))
-SYSCALL_PROGS(array_lookup, getppid, lookups64(&array_map, &e))
+SYSCALL_PROGS(hash_prealloc, getuid, churn(&hash_map, e_))
+SYSCALL_PROGS(percpu_hash_prealloc, geteuid, churn(&percpu_hash_map, e_))
+SYSCALL_PROGS(hash_kmalloc, getgid, churn(&hash_map_alloc, e_))
+SYSCALL_PROGS(percpu_hash_kmalloc, getegid, churn(&percpu_hash_map_alloc, e_))
+SYSCALL_PROGS(lpm_kmalloc, gettid, lpm_lookups(e_))
+SYSCALL_PROGS(hash_lookup, getpgid, lookups64(&hash_map, e_))
+SYSCALL_PROGS(array_lookup, getppid, lookups64(&array_map, e_))
 
 SEC("ksyscall/connect")
 int BPF_KSYSCALL(ks_connect, int fd, void *uaddr, int addrlen)
 {
-	return TIMED_EVENT(connect_work(uaddr, addrlen, c_, &e));
+	return TIMED_EVENT(connect_work(uaddr, addrlen, c_, e_));
 }
 
 SEC("tp/syscalls/sys_enter_connect")
 int tp_connect(struct trace_event_raw_sys_enter *ctx)
 {
-	return TIMED_EVENT(connect_work((void *)ctx->args[1], ctx->args[2], c_, &e));
+	return TIMED_EVENT(connect_work((void *)ctx->args[1], ctx->args[2], c_, e_));
 }
