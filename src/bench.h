@@ -21,18 +21,21 @@ enum exit_status {
 };
 
 /* How a batch reaches the kernel. The first five are --trigger's choices;
- * ksyscall (map_perf_test's kprobe on a syscall), close (the free benchmarks)
- * and none (mem) belong to rows only. tp is the kernel bench's syscall
+ * ksyscall (map_perf_test's kprobe on a syscall), syscall (BPF_PROG_TEST_RUN
+ * of a syscall program: bpf-nop), close (the free benchmarks) and none (mem)
+ * belong to rows only. tp is the kernel bench's syscall
  * tracepoint (sys_enter_getpgid; the deleters of pairs on sys_enter_getppid). */
 enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER_TP,
-	       TRIGGER_KSYSCALL, TRIGGER_CLOSE, TRIGGER_NONE };
+	       TRIGGER_KSYSCALL, TRIGGER_SYSCALL_PROG, TRIGGER_CLOSE, TRIGGER_NONE };
 /* seq and random walk a precomputed key array; counter is the kernel's LPM
  * bench: cur_key++ % nr from one counter all CPUs share, and prandom its
  * --random: bpf_get_prandom_u32() % nr; index makes ids from the loop index
  * (bpf-hashmap-*, htab-mem). */
 enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX, KEYS_PRANDOM,
 		 KEYS_DRAWN /* a walk that draws its keys (keys.h); not a --keys choice */ };
-enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_NONE };
+/* can_loop: a loop bounded by may_goto, the kernel timing library's (a
+ * row's, bpf-nop). */
+enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_CAN_LOOP, LOOP_NONE };
 
 /* A benchmark's headline figure: for a benchmark that carries a kernel
  * bench's name, the figure that bench prints, in its unit. */
@@ -42,6 +45,7 @@ enum figure {
 	FIG_RUNS_PER_PROD,	/* batches per producer per second of wall time (op_batches) */
 	FIG_EVENTS_PER_PROD,	/* operations per second of in-kernel time, per producer */
 	FIG_BYTES,		/* mem: bytes per element, no producers */
+	FIG_BATCH_MEDIAN,	/* ns per operation, the median of the batches' (lower is better) */
 	FIG_EVENTS_PER_TASK,	/* program runs (events) per producer per second of wall time */
 };
 
@@ -205,6 +209,7 @@ struct bench {
 	bool task_per_cpu;		/* -p defaults to every online CPU, producer i on CPU i */
 	unsigned int flag;		/* its bit in its group's test mask (--flags) */
 	long count;			/* rounds: events per producer a round (--count) */
+	bool batch_auto;		/* --batch auto unless --batch N is given */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",

@@ -36,6 +36,9 @@ struct kernel_bench {
 	 * tool is not the selftests bench taking our arguments (map_perf_test
 	 * FLAGS TASKS ENTRIES); --dry-run prints it for scripts/vmrun --peer. */
 	void (*command)(const struct plan *plan, char *buf, size_t len);
+	/* Its figure is over each batch's time, as its timing library's: the
+	 * times are recorded unless --batch-times off. */
+	bool times_batches;
 };
 
 /* The CPU a kernel bench labels producer p's line with: the one it is
@@ -51,5 +54,6 @@ extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-f
 extern const struct kernel_bench kernel_lpm_trie;		/* lpm-trie noop .. update */
 extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
 extern const struct kernel_bench kernel_map_perf_test;		/* samples/bpf map_perf_test */
+extern const struct kernel_bench kernel_bpf_nop;		/* bpf-nop (7.3) */
 
 #endif

@@ -8,6 +8,7 @@
 #include "cpu.h"
 #include "keys.h"
 #include "maps.h"
+#include "peer.h"
 #include "plan.h"
 #include "prefixes.h"
 #include "trigger.h"
@@ -249,11 +250,12 @@ static int resolve_count(const struct options *given, struct plan *p)
 }
 
 /* Every batch's time, for percentiles: mapbench's own rows record them; a
- * kernel bench's keep its harness as it is unless asked. */
+ * kernel bench's keep its harness as it is unless asked, or unless its
+ * figure is over them. */
 static int resolve_batch_times(const struct options *given, struct plan *p)
 {
 	const struct bench *b = p->bench;
-	bool can = b->family->batch_times && b->walk && !b->walk->unbatched;
+	bool can = b->family->batch_times && !(b->walk && b->walk->unbatched);
 
 	if ((OR(given->batch_times, 0) || given->machine_readable) && !can) {
 		mb_err("%s: %s runs no batches whose times mapbench records: drop it",
@@ -264,7 +266,8 @@ static int resolve_batch_times(const struct options *given, struct plan *p)
 		mb_err("--machine-readable prints the batch times' figures: drop --batch-times off");
 		return EXIT_USAGE;
 	}
-	p->batch_times = can && (given->machine_readable || OR(given->batch_times, !b->kernel));
+	p->batch_times = can && (given->machine_readable ||
+				 OR(given->batch_times, !b->kernel || b->kernel->times_batches));
 	return EXIT_OK;
 }
 
@@ -274,9 +277,9 @@ static int resolve_batch_auto(const struct options *given, struct plan *p)
 {
 	const struct key_walk *w = p->bench->walk;
 
-	if (!given->batch_auto)
+	if (!given->batch_auto && (given->batch.given || !p->bench->batch_auto))
 		return EXIT_OK;
-	if (!w || w->unbatched || w->pairs || w->slices(p) || p->keys == KEYS_INDEX ||
+	if ((w && (w->unbatched || w->pairs || w->slices(p))) || p->keys == KEYS_INDEX ||
 	    op_works_to_end(p->bench->op) || !p->bench->family->set_batch) {
 		mb_err("--batch auto sizes the batch in the warmup, and %s's batch is bound to its "
 		       "key walk (%s, keys %s): give --batch N", p->bench->name,
@@ -284,7 +287,8 @@ static int resolve_batch_auto(const struct options *given, struct plan *p)
 		return EXIT_USAGE;
 	}
 	if (p->warmup < 1) {
-		mb_err("--batch auto measures the first warmup second: give -w 1 or more");
+		mb_err("--batch auto measures the first warmup second: give -w 1 or more%s",
+		       given->batch_auto ? "" : ", or --batch N");
 		return EXIT_USAGE;
 	}
 	p->batch_auto = true;
@@ -419,6 +423,13 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
 	return err ?: b->family->check(out);
 }
 
+/* Its producers run batches of plan->batch operations: those over keys,
+ * and those a family sizes itself (bpf-nop's loop). */
+static bool batched(const struct bench *b)
+{
+	return b->walk || b->family->set_batch;
+}
+
 /* params.prefix_lens: {"24": share, ...}. */
 static json_t *prefix_mix_json(const struct prefix_mix *mix)
 {
@@ -474,7 +485,7 @@ json_t *plan_json(const struct plan *p)
 		"prod_cpus", cpus,
 		"warmup", p->warmup,
 		"duration", p->duration,
-		"batch", p->bench->walk ? p->batch : 0,
+		"batch", batched(p->bench) ? p->batch : 0,
 		"key_set", (json_int_t)walk_key_set(p),
 		"trigger", trigger_name(p->trigger),
 		"loop", loop_name(p->loop),
@@ -575,7 +586,7 @@ static void given_from_params(json_t *pa, struct options *g)
 	g->seed = maybe_int(pa, "seed");
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);
-	if (g->bench->walk)
+	if (batched(g->bench))
 		g->batch = maybe_int(pa, "batch");
 	/* the ones --trigger and --loop take: close and none are the rows' own */
 	g->trigger = maybe_named(pa, "trigger", trigger_name, TRIGGER_CLOSE);

@@ -14,6 +14,7 @@
 #include "map_perf.h"
 #include "maps.h"
 #include "mem.h"
+#include "nop.h"
 #include "peer.h"
 
 #define PRODUCERS .trigger = TRIGGER_XDP, .loop = LOOP_AUTO, .figure = FIG_WALL, .batch = 1024, \
@@ -227,6 +228,15 @@ const struct bench benches[] = {
 	  .loop = LOOP_NONE, .figure = FIG_BYTES,
 	  .help = "bytes per element: kernel accounting and cgroup charge (--all: every map type)",
 	  .workload = "maps of two sizes, empty and filled: memlock and cgroup charge slopes" },
+	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_nop, .map = "array",
+	  .maps = MAP_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1, .nr_entries = 0,
+	  .prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_SYSCALL_PROG,
+	  .loop = LOOP_CAN_LOOP, .op = MB_OP_NOOP, .batch = 10000, .batch_auto = true,
+	  .figure = FIG_BATCH_MEDIAN,
+	  .help = "the kernel timing library's loop doing nothing: what an iteration costs",
+	  .workload = "a syscall program's empty loop bounded by may_goto, its bound read at each of "
+		      "a batch's iterations, timed around; batch sized to 10 ms in the warmup "
+		      "(--batch auto); no map (the one recorded is its global data)" },
 	{ .name = "lpm-trie-noop", LPM, .op = MB_OP_NOOP, .walk = &walk_shared,
 	  .kernel = &kernel_lpm_trie,
 	  .no_prefill = true,
@@ -337,6 +347,8 @@ struct figure_desc figure_of(const struct bench *b)
 		return (struct figure_desc){ "events per task", "events/s", "wall", 1e6 };
 	case FIG_BYTES:
 		return (struct figure_desc){ "bytes per element", "B", "none", 1 };
+	case FIG_BATCH_MEDIAN:
+		return (struct figure_desc){ "median per batch", "ns/op", "in-kernel", 1 };
 	case FIG_KERNEL:
 		return (struct figure_desc){ "in-kernel throughput", ops, "in-kernel", scale };
 	default:

@@ -89,7 +89,8 @@ void sample_finish(struct sample *s, int nprod, const struct bench *b)
 	s->mops = s->ops * 1e3 / s->interval_ns;
 	s->kmops_prod = busy ? s->kmops_prod / busy : NAN;
 	s->latency_ns = s->ops ? (double)s->ns / s->ops : NAN;
-	s->figure = figure_mps(s, nprod, b) * figure_of(b).scale;
+	s->figure = b->figure == FIG_BATCH_MEDIAN ? s->batch.p50 :
+		    figure_mps(s, nprod, b) * figure_of(b).scale;
 	/* An interval in which nothing completed measured nothing. */
 	if (!s->ops)
 		s->mops = s->figure = NAN;
@@ -232,11 +233,11 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 				cur[p].wall_events - prev[p].wall_events,
 				cur[p].wall_ns - prev[p].wall_ns,
 			};
-		sample_finish(s, nprod, plan->bench);
 		if (read_batches(run, prev, cur, batch_buf, s, out)) {
 			status = EXIT_RUNTIME;
 			break;
 		}
+		sample_finish(s, nprod, plan->bench);
 		s->memlock = s->charged = s->charged_peak = -1;
 		if (plan->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged, &s->charged_peak);

@@ -48,7 +48,8 @@ void sampler_install_signals(void);
  * producer failure. Prints an Iter line per sample unless quiet. */
 int sampler_run(struct run *run, struct producers *prods, struct samples *out);
 /* Fold one interval's per-producer deltas into s's totals, rates and the
- * benchmark's figure; s->interval_ns must be set. */
+ * benchmark's figure; s->interval_ns must be set, and s->batch where the
+ * figure is over the batches. */
 void sample_finish(struct sample *s, int nprod, const struct bench *b);
 void samples_free(struct samples *s);
 

@@ -22,14 +22,14 @@ static const char *const fentry_targets[] = { "__x64_sys_getpgid", "__arm64_sys_
 const char *trigger_name(int kind)
 {
 	static const char *const names[] = { "xdp", "raw_tp", "fentry", "nic", "tp", "ksyscall",
-					     "close", "none" };
+					     "syscall", "close", "none" };
 
 	return names[kind];
 }
 
 const char *loop_name(int kind)
 {
-	static const char *const names[] = { "auto", "bpf_for", "bpf_loop", "none" };
+	static const char *const names[] = { "auto", "bpf_for", "bpf_loop", "can_loop", "none" };
 
 	return names[kind];
 }

@@ -32,6 +32,13 @@ _HITS = re.compile(r"^\s*Summary:\s*hits\s+(?P<tput>[\d.]+)\s*(?:±|\+-)\s*[\d.]
 _PER_PROD = re.compile(r"^\s*Summary:\s*per-prod-op\s+(?P<v>[\d.]+)\s*(?:±|\+-)\s*[\d.]+\s*k/s")
 # bpf-hashmap-lookup: "cpu00: lookup 23.272M ± 5.213M events/sec (approximated ...)"
 _LOOKUP_CPU = re.compile(r"^\s*cpu\d+:\s*lookup\s+(?P<v>[\d.]+)M\s*(?:±|\+-)")
+# linux 7.3's timing library (bpf-nop, xdp-lb): "bpf-nop: median 2.09 ns/op,
+# stddev 0.27, p99 2.57 (191 samples)", or with --machine-readable "RESULT
+# scenario=NAME samples=N median=2.09 stddev=... p99=2.57 ..."
+_TIMING = re.compile(r"^(?P<name>[\w.-]+): median (?P<median>[\d.]+) ns/op, stddev [\d.]+, "
+                     r"p99 (?P<p99>[\d.]+) \(\d+ samples\)$")
+_RESULT = re.compile(r"^RESULT scenario=(?P<name>\S+) .*\bmedian=(?P<median>[\d.]+) .*"
+                     r"\bp99=(?P<p99>[\d.]+)")
 _SCALE = {"M": 1.0, "K": 1e-3}
 _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
@@ -39,7 +46,8 @@ _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 # log is recognised by its shape (most of its lines are the bench's), never
 # by one word.
 _BENCH_LINE = re.compile(r"^\s*(Setting up benchmark|Benchmark '|Iter\s+\d+\s*\(|Summary:|"
-                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s)")
+                         r"[\w.-]+\s*:\s*throughput\s|cpu\d+:\s*lookup\s|"
+                         r"[\w.-]+: median [\d.]+ ns/op|RESULT scenario=)")
 
 
 def looks_like_kernel_log(text):
@@ -51,7 +59,7 @@ def looks_like_kernel_log(text):
 def parse_kernel_bench(text, source):
     """Runs from the kernel selftests bench's text output, one per Summary
     line; each run's figure is the line's own figure (throughput, hits or
-    per-prod-op). bpf-hashmap-lookup's cpuNN lines and full-update's
+    per-prod-op; the timing library's median ns/op, lower being better). bpf-hashmap-lookup's cpuNN lines and full-update's
     per-CPU lines make one run each, their mean over the CPUs (M events/s
     per producer, as mapbench's figure)."""
     runs = []
@@ -85,4 +93,12 @@ def parse_kernel_bench(text, source):
         if m:
             runs.append(Run(source, default, {"source": "kernel-bench"},
                             {"figure": float(m.group("v"))}, units={"figure": "k/s per-prod-op"}))
+            continue
+        m = _TIMING.match(line) or _RESULT.match(line)
+        if m:
+            median = float(m.group("median"))
+            runs.append(Run(source, m.group("name"), {"source": "kernel-bench"},
+                            {"figure": median, "p50": median, "p99": float(m.group("p99"))},
+                            units={"figure": figure_unit("ns/op", "median per batch")},
+                            directions={"figure": -1}))
     return runs

@@ -207,6 +207,12 @@ class Runs(list):
 UNIT_NOUNS = {"B": "bytes"}
 
 
+def figure_direction(unit):
+    """+1 where a larger figure is better (a rate), -1 where smaller is (a
+    time per operation, such as bpf-nop's median ns/op, or bytes)."""
+    return -1 if unit.endswith("/op") or unit == "B" else +1
+
+
 def figure_unit(unit, name):
     """A figure's unit and name as one label, the name's first word left out
     where the unit already says it: "M ops/s throughput", "k/s per-prod-op",

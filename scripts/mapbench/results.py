@@ -16,8 +16,8 @@ import numpy as np
 
 from .kernel_log import PER_TASK, looks_like_kernel_log, parse_kernel_bench, task_rate
 from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MISS_RATIOS, MODEL_METRICS,
-                    PERCENTILES, PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE,
-                    InputError, Run, Runs, Skipped, clock_of, figure_unit, model_of)
+                    PERCENTILES, PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError,
+                    Run, Runs, Skipped, clock_of, figure_direction, figure_unit, model_of)
 from .paths import RESULTS
 
 
@@ -122,6 +122,7 @@ def _runs_of(doc, source):
     cv = doc["summary"].get("throughput_mops", {}).get("cv")
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
                 cv if cv is not None else math.nan, per_producer=per_producer(doc, measured),
+                directions={"figure": figure_direction(figure["unit"])},
                 round=env.get("round"), profile=(doc.get("model") or {}).get("profile") or [])]
 
 

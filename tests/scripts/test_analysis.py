@@ -400,6 +400,35 @@ def test_peer_report_sets_the_kernel_bench_beside_mapbench(tmp_path):
     assert "agree within 5% (1 configurations; ratios 0.95-0.95)" in rep.stdout
 
 
+def test_peer_report_reads_the_timing_librarys_line(tmp_path):
+    """7.3's bpf-nop prints its median ns/op (human, or a RESULT line): the
+    figure of both sides, lower being better."""
+    ours, peer = tmp_path / "set", tmp_path / "set-kernel"
+    write_set(ours / "nop", "bpf-nop", [2.2, 2.0, 2.1], figure=("median per batch", "ns/op",
+                                                                "in-kernel"))
+    (peer / "nop").mkdir(parents=True)
+    (peer / "nop" / "run-1.log").write_text(
+        "bpf-nop: median 2.00 ns/op, stddev 0.27, p99 2.57 (191 samples)\n")
+    (peer / "nop" / "run-2.log").write_text(
+        "RESULT scenario=bpf-nop samples=200 median=2.00 stddev=0.20 cv=9.90 min=1.90 "
+        "p99=2.50 max=2.60\n")
+    rep = script("report", ours, "--peer", peer)
+    assert rep.returncode == 0, rep.stderr
+    row = next(line for line in rep.stdout.splitlines() if line.startswith("nop "))
+    assert [c.strip() for c in row.split("|")[1:4]] == ["2.00 (CV 0.0%, 2)",
+                                                         "2.10 (CV 4.8%, 3)", "1.05"]
+    assert "ns/op median per batch" in row
+
+
+def test_a_time_per_op_figure_that_grows_is_a_regression(tmp_path):
+    a = write_set(tmp_path / "a", "bpf-nop", noisy(2.0, 0.005, 6, 1),
+                  figure=("median per batch", "ns/op", "in-kernel"))
+    b = write_set(tmp_path / "b", "bpf-nop", noisy(2.4, 0.005, 6, 2),
+                  figure=("median per batch", "ns/op", "in-kernel"))
+    out = script("compare", a, b).stdout
+    assert "REGRESSION" in out and "lower is better" in out
+
+
 def test_kernel_bench_logs_compare(tmp_path):
     for side, value in (("a", 7.4), ("b", 6.0)):
         d = tmp_path / side

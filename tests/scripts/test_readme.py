@@ -29,8 +29,9 @@ def test_every_benchmark_has_a_unit_and_a_clock():
     for name, alias, workload, walk, trigger, loop, batch, figure, unit, clock in (
             [c.strip() for c in r] for r in rows):
         assert name in names and workload and walk and figure and unit
-        assert trigger in ("xdp", "raw_tp", "fentry", "tp", "ksyscall", "close", "none"), name
-        assert loop in ("auto", "bpf_for", "bpf_loop", "none") and int(batch) >= 0, name
+        assert trigger in ("xdp", "raw_tp", "fentry", "tp", "ksyscall", "syscall", "close",
+                           "none"), name
+        assert loop in ("auto", "bpf_for", "bpf_loop", "can_loop", "none") and int(batch) >= 0, name
         assert clock in ("wall", "in-kernel", "none"), name
 
 
