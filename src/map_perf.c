@@ -52,6 +52,7 @@ struct map_perf_state {
 	struct bpf_link *link;
 	const struct map_perf_test *test;
 	long lookup_keys;		/* LRU_HASH_LOOKUP: keys filled */
+	int map_fd;			/* the test's map */
 	int inner_fd[MAX_PRODUCERS];	/* INNER_LRU_HASH_PREALLOC: producer p's map
 					 * (CPU 0's the object's), or -1 */
 	struct map_drain drain;		/* what emptying a map reads out */
@@ -174,6 +175,7 @@ static int open_and_load(struct map_perf_state *st, struct run *run)
 		       t->prog, strerror(-err));
 		return EXIT_RUNTIME;
 	}
+	st->map_fd = bpf_map__fd(map);
 	return map_record(map, run);
 }
 
@@ -368,12 +370,11 @@ static int map_perf_round_reset(struct run *run)
 {
 	struct map_perf_state *st = run->priv;
 	const struct plan *plan = run->plan;
-	int fd = bpf_map__fd(bpf_object__find_map_by_name(st->skel->obj, st->test->map));
 	int err;
 
 	if (!fills_map(st->test))
 		return EXIT_OK;
-	err = map_delete_all(fd, &st->drain);
+	err = map_delete_all(st->map_fd, &st->drain);
 	for (int p = 0; !err && p < plan->producers; p++)
 		if (st->inner_fd[p] >= 0)
 			err = map_delete_all(st->inner_fd[p], &st->drain);

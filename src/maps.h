@@ -49,7 +49,8 @@ int map_record(const struct bpf_map *map, struct run *run);
 /* The kind's BPF_MAP_TYPE_ name in buf and its value from BTF, or -1. */
 long map_kind_type(const struct map_kind *k, char *name, int len);
 
-/* A hash map's elements as one read takes them: n keys then n values. */
+/* A hash map's elements as one read takes them: n keys then n values
+ * (one value each: not a per-CPU map's). */
 struct map_drain {
 	long n;
 	void *keys, *values;

@@ -50,20 +50,25 @@ static double task_events_mps(const struct sample *s, int nprod)
 	return n ? sum / n : NAN;
 }
 
-/* The benchmark's figure in M per second, before figure_of()'s scale. */
-static double figure_mps(const struct sample *s, int nprod, const struct bench *b)
+/* The benchmark's figure in its unit (figure_of()): rates from M per
+ * second by its scale; the batches' median ns per op as it is. */
+static double sample_figure(const struct sample *s, int nprod, const struct bench *b)
 {
+	double scale = figure_of(b).scale;
+
 	switch (b->figure) {
 	case FIG_KERNEL:
-		return s->ns ? s->ops * 1e3 / s->ns : NAN;
+		return s->ns ? s->ops * 1e3 / s->ns * scale : NAN;
 	case FIG_EVENTS_PER_TASK:
-		return task_events_mps(s, nprod);
+		return task_events_mps(s, nprod) * scale;
 	case FIG_RUNS_PER_PROD:
-		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod;
+		return s->runs * (double)op_batches(b->op) * 1e3 / s->interval_ns / nprod * scale;
 	case FIG_EVENTS_PER_PROD:
-		return s->kmops_prod;
+		return s->kmops_prod * scale;
+	case FIG_BATCH_MEDIAN:
+		return s->batch.p50;
 	default:
-		return s->mops;
+		return s->mops * scale;
 	}
 }
 
@@ -89,8 +94,7 @@ void sample_finish(struct sample *s, int nprod, const struct bench *b)
 	s->mops = s->ops * 1e3 / s->interval_ns;
 	s->kmops_prod = busy ? s->kmops_prod / busy : NAN;
 	s->latency_ns = s->ops ? (double)s->ns / s->ops : NAN;
-	s->figure = b->figure == FIG_BATCH_MEDIAN ? s->batch.p50 :
-		    figure_mps(s, nprod, b) * figure_of(b).scale;
+	s->figure = sample_figure(s, nprod, b);
 	/* An interval in which nothing completed measured nothing. */
 	if (!s->ops)
 		s->mops = s->figure = NAN;

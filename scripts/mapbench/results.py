@@ -81,7 +81,8 @@ def _runs_of(doc, source):
                 metrics["charged_at_fill"] = fill["charged"]
             runs.append(Run(source, "mem", p, metrics, env,
                             units={"figure": figure_unit("B", "bytes per element")},
-                            directions={"figure": -1}, round=env.get("round")))
+                            directions={"figure": figure_direction("B")},
+                            round=env.get("round")))
         return runs
     measured = [s for s in doc["samples"] if not s["warmup"] and s["ops"] > 0]
     if not measured:
