@@ -136,8 +136,10 @@ def test_hit_ratio_is_the_share_of_lookups_that_hit(root, result, ratio):
     ("htab-lookup-update", "update"), ("htab-lookup-delete", "delete")])
 def test_readers_and_writers_each_have_their_figure(root, result, name, writes):
     """--readers 1 --writers 1: producer 0 looks up while producer 1 writes the
-    same keys; each role's ops, hits and throughput add up to the run's, and a
-    writer that deletes makes the readers miss."""
+    same keys; each role's ops, hits and throughput add up to the run's, and
+    the lookups a deleting writer makes miss are misses, not errors (how many
+    there are depends on how long the two run at once, which a loaded machine
+    decides: not asserted here)."""
     proc, doc = result(name, "--readers", "1", "--writers", "1", *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["params"]["producers"] == 2 and doc["params"]["writers"] == 1
@@ -151,8 +153,7 @@ def test_readers_and_writers_each_have_their_figure(root, result, name, writes):
     assert tput == pytest.approx(summary["throughput_mops"]["mean"], rel=1e-6)
     assert sum(sample["producers"][0]["ops"] for sample in measured(doc)) == readers["ops"]
     assert writers["hit_rate"] == 1.0
-    if writes == "delete":
-        assert readers["hit_rate"] < 1.0
+    assert doc["errors"]["total"] == 0
     assert re.search(rf"^Writers: 1 x {writes}, throughput +[0-9.]+ ± [0-9.]+ M ops/s",
                      run_bench(name, *QUICK[:-1]).stdout, re.M)
 
