@@ -59,9 +59,10 @@ def looks_like_kernel_log(text):
 def parse_kernel_bench(text, source):
     """Runs from the kernel selftests bench's text output, one per Summary
     line; each run's figure is the line's own figure (throughput, hits or
-    per-prod-op; the timing library's median ns/op, lower being better). bpf-hashmap-lookup's cpuNN lines and full-update's
-    per-CPU lines make one run each, their mean over the CPUs (M events/s
-    per producer, as mapbench's figure)."""
+    per-prod-op; the timing library's median ns/op, lower being better).
+    bpf-hashmap-lookup's cpuNN lines and full-update's per-CPU lines make
+    one run each, their mean over the CPUs (M events/s per producer, as
+    mapbench's figure)."""
     runs = []
     default = Path(source).stem
     for pattern, rate in ((_LOOKUP_CPU, lambda m: float(m["v"])),
