@@ -256,7 +256,7 @@ static int cpu_lru_maps(struct map_perf_state *st, const struct plan *plan)
 static void close_inner_maps(struct map_perf_state *st)
 {
 	for (int p = 0; p < MAX_PRODUCERS; p++) {
-		if (st->inner_fd[p] > 0)
+		if (st->inner_fd[p] >= 0)
 			close(st->inner_fd[p]);
 		st->inner_fd[p] = -1;
 	}
@@ -283,13 +283,14 @@ static int map_perf_setup(struct run *run)
 		return EXIT_RUNTIME;
 	run->priv = st;
 	st->test = map_perf_test_of(run->plan->bench);
-	close_inner_maps(st);
+	memset(st->inner_fd, -1, sizeof(st->inner_fd));	/* none yet */
 	if (fills_map(st->test) &&
 	    map_drain_init(&st->drain, run->plan->max_entries, sizeof(__u32), sizeof(long)))
 		return EXIT_RUNTIME;
 	run->loop = "none";
 	run->timing = "CLOCK_MONOTONIC around each task's round of events (map_perf_test's "
-		      "figure); bpf_ktime_get_ns around every 16th event's map work";
+		      "figure); bpf_ktime_get_ns around the map work of one event in 16 "
+		      "(a Weyl sequence picks it)";
 	err = setup_on(st, run);
 	if (err == EXIT_FALLBACK) {
 		run_warn(run, "this kernel refuses kprobes, map_perf_test's ksyscall trigger: %s ran "
