@@ -133,6 +133,13 @@ def run_bench(*args, timeout=120):
                           timeout=timeout)
 
 
+def assert_usage_error(proc, needle):
+    """Bad input: exit 1 and one line on stderr, mapbench's, that says needle."""
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+
+
 def pytest_collection_modifyitems(items):
     """A test that needs root runs ./bench on this kernel or boots a guest:
     marked live, which make test leaves to make check."""

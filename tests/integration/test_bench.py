@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BENCH, BPFTOOL, QUICK, SHORT, bpf_snapshot, leaks,
+from conftest import (BENCH, BPFTOOL, QUICK, SHORT, assert_usage_error, bpf_snapshot, leaks,
                       run_bench, start_until)
 
 HTAB_BENCHES = ["noop", "htab-lookup", "htab-update", "htab-delete", "htab-overwrite",
@@ -441,9 +441,7 @@ def test_rhtab_kernel_names_run_where_the_kernel_has_rhash(root, result, name):
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     before = bpf_snapshot() if os.geteuid() == 0 else None
     proc = run_bench(*args)
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+    assert_usage_error(proc, needle)
     if os.geteuid() == 0:
         assert leaks(before) == []
 

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import QUICK, bpf_snapshot, leaks, run_bench
+from conftest import QUICK, assert_usage_error, bpf_snapshot, leaks, run_bench
 
 BPF_F_NO_COMMON_LRU = 1 << 1
 
@@ -86,6 +86,4 @@ def test_map_flags_the_kind_rejects_is_a_usage_error(root):
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run" if os.geteuid() else "-q")
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+    assert_usage_error(proc, needle)

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import BPFTOOL, QUICK, bpf_snapshot, run_bench, start_until
+from conftest import BPFTOOL, QUICK, assert_usage_error, bpf_snapshot, run_bench, start_until
 
 # map_perf_test's test bits, the rows that run them and the names in its lines
 TESTS = {
@@ -163,6 +163,4 @@ def test_timed_events_are_not_in_step_with_the_lru_refill(result):
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run")
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+    assert_usage_error(proc, needle)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import run_bench
+from conftest import assert_usage_error, run_bench
 from test_bench import measured, rval
 
 # what a reader of the kernel bench's output matches
@@ -61,6 +61,4 @@ def test_machine_readable_line_names_the_scenario(result):
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench("bpf-nop", *args, "--dry-run")
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mapbench: ") and needle in lines[0]
+    assert_usage_error(proc, needle)
