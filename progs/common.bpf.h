@@ -14,6 +14,24 @@
 
 struct prod_counters cnt[MAX_PRODUCERS];
 
+/* may_goto (BPF_JMP | BPF_JCOND, kernel >= 6.9): the verifier gives the
+ * loop it ends a budget and jumps to l_out once it is spent, so a loop
+ * with no bound it can prove still loads. Written as its bytes: code,
+ * registers, then the offset (instructions past the next one) in the low
+ * half of a 4-byte word, as clang 14 places a 2-byte one wrongly, and the
+ * rest of the zero immediate. Debian 12's clang 14 has no mnemonic for it. */
+#define can_loop ({								\
+	__label__ l_out, l_on;							\
+	bool on_ = true;							\
+										\
+	asm volatile goto("1: .byte 0xe5, 0\n\t"				\
+			  ".long ((%l[l_out] - 1b - 8) / 8) & 0xffff\n\t"	\
+			  ".short 0" :::: l_out);				\
+	goto l_on;								\
+l_out:	on_ = false;								\
+l_on:	on_;									\
+})
+
 /* Every batch's time and op count (bench_shared.h's BATCH_RING per
  * producer), read by user space through mmap; sized before load, one
  * entry where nothing records. */

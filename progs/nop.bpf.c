@@ -12,24 +12,6 @@ char LICENSE[] SEC("license") = "GPL";
 /* The iterations of a batch; user space sets it (--batch, or auto). */
 volatile __u32 batch_iters;
 
-/* may_goto (BPF_JMP | BPF_JCOND, kernel >= 6.9): the verifier gives the
- * loop it ends a budget and jumps to l_out once it is spent, so a loop
- * with no bound it can prove still loads. Written as its bytes: code,
- * registers, then the offset (instructions past the next one) in the low
- * half of a 4-byte word, as clang 14 places a 2-byte one wrongly, and the
- * rest of the zero immediate. Debian 12's clang 14 has no mnemonic for it. */
-#define can_loop ({								\
-	__label__ l_out, l_on;							\
-	bool on_ = true;							\
-										\
-	asm volatile goto("1: .byte 0xe5, 0\n\t"				\
-			  ".long ((%l[l_out] - 1b - 8) / 8) & 0xffff\n\t"	\
-			  ".short 0" :::: l_out);				\
-	goto l_on;								\
-l_out:	on_ = false;								\
-l_on:	on_;									\
-})
-
 /* What user space passes to each run: its producer. */
 struct nop_args {
 	__u32 prod;

@@ -6,34 +6,15 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "batches.h"
-#include "counters.h"
 #include "maps.h"
 #include "nop.h"
 #include "nop.skel.h"
+#include "timed.h"
 
 struct nop_state {
+	struct timed_prog timed;	/* first: timed.h's functions read it */
 	struct nop_bpf *skel;
-	struct batch_ring ring;
 };
-
-/* Its program and loop are the kernel's; it has no map to size. */
-static int nop_check(const struct plan *plan)
-{
-	const struct bench *b = plan->bench;
-
-	if (plan->trigger != (int)b->trigger || plan->loop != (int)b->loop) {
-		mb_err("%s runs the kernel's syscall program and its may_goto loop: drop --trigger "
-		       "and --loop", b->name);
-		return EXIT_USAGE;
-	}
-	if (plan->key_size != b->key_size || plan->value_size != b->value_size ||
-	    plan->max_entries != b->max_entries || plan->nr_entries || plan->extra_map_flags) {
-		mb_err("%s has no map under test: drop the map options", b->name);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
-}
 
 static int nop_setup(struct run *run)
 {
@@ -52,28 +33,20 @@ static int nop_setup(struct run *run)
 		mb_err("opening the BPF object failed: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	st->skel->rodata->record_batches = plan->batch_times;
-	if (plan->batch_times)
-		bpf_map__set_max_entries(st->skel->maps.batch_times, plan->producers * BATCH_RING);
+	timed_prog_size(plan, st->skel->maps.batch_times, &st->skel->rodata->record_batches);
 	err = nop_bpf__load(st->skel);
 	if (err) {
 		mb_err("loading the nop program failed: %s (it needs may_goto, Linux 6.9 or later)",
 		       strerror(-err));
 		return err == -EINVAL || err == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
 	}
-	st->skel->bss->batch_iters = plan->batch;
 	/* no map is under test: the one recorded is the program's global data
 	 * (its loop bound and counters), as the kernel's bench has */
 	err = map_record(st->skel->maps.bss, run);
 	if (err)
 		return err;
-	err = plan->batch_times ?
-	      batch_ring_map(&st->ring, bpf_map__fd(st->skel->maps.batch_times), plan->producers) : 0;
-	if (err) {
-		mb_err("mapping the batch times failed: %s", strerror(-err));
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
+	return timed_prog_init(&st->timed, plan, st->skel->bss->cnt, &st->skel->bss->batch_iters,
+			       st->skel->maps.batch_times);
 }
 
 /* One batch: a run of the program with the producer as its argument. */
@@ -88,35 +61,13 @@ static int nop_run(struct run *run, int prod)
 	return opts.retval ? -EINVAL : 0;
 }
 
-static void nop_measure(struct run *run, struct prod_counters *out)
-{
-	struct nop_state *st = run->priv;
-
-	counters_snapshot(st->skel->bss->cnt, run->plan->producers, out);
-}
-
-static long nop_batch_times(struct run *run, int prod, __u64 first, __u64 end, double *out)
-{
-	struct nop_state *st = run->priv;
-
-	return batch_ring_read(&st->ring, prod, first, end, out);
-}
-
-/* One bound for every producer, as the kernel's one batch_iters. */
-static void nop_set_batch(struct run *run, __u32 batch)
-{
-	struct nop_state *st = run->priv;
-
-	st->skel->bss->batch_iters = batch;
-}
-
 static void nop_teardown(struct run *run)
 {
 	struct nop_state *st = run->priv;
 
 	if (!st)
 		return;
-	batch_ring_unmap(&st->ring);
+	timed_prog_free(&st->timed);
 	nop_bpf__destroy(st->skel);
 	free(st);
 	run->priv = NULL;
@@ -124,11 +75,8 @@ static void nop_teardown(struct run *run)
 
 const struct family nop_family = {
 	.name = "nop",
-	.check = nop_check,
+	TIMED_PROG_FAMILY,
 	.setup = nop_setup,
 	.run = nop_run,
-	.measure = nop_measure,
-	.batch_times = nop_batch_times,
-	.set_batch = nop_set_batch,
 	.teardown = nop_teardown,
 };

@@ -56,7 +56,7 @@ def test_machine_readable_line_names_the_scenario(result):
 @pytest.mark.parametrize("args,needle", [
     (["--trigger", "xdp"], "drop --trigger and --loop"),
     (["--loop", "bpf_for"], "drop --trigger and --loop"),
-    (["--max-entries", "8"], "no map under test"),
+    (["--max-entries", "8"], "drop the map options"),
     (["-w", "0"], "give -w 1 or more, or --batch N"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
