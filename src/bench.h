@@ -65,6 +65,7 @@ struct prefix_mix {
 
 struct host;
 struct key_walk;
+struct lb_scenario;
 struct map_kind;
 struct kernel_bench;
 
@@ -210,6 +211,7 @@ struct bench {
 	unsigned int flag;		/* its bit in its group's test mask (--flags) */
 	long count;			/* rounds: events per producer a round (--count) */
 	bool batch_auto;		/* --batch auto unless --batch N is given */
+	const struct lb_scenario *scenario;	/* xdp-lb: its packet and the state it meets */
 };
 
 /* Name, unit and clock of a benchmark's figure, e.g. "per-prod-op", "k/s",

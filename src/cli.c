@@ -15,7 +15,7 @@
 enum {
 	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
 	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_COUNT, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE,
+	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_COUNT, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE, OPT_LIST_SCENARIOS,
 	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_MACHINE_READABLE, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
 	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
 };
@@ -84,6 +84,8 @@ static const struct option long_opts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "use-case", required_argument, NULL, OPT_USE_CASE },
 	{ "use_case", required_argument, NULL, OPT_USE_CASE },
+	{ "scenario", required_argument, NULL, OPT_USE_CASE },	/* xdp-lb's word */
+	{ "list-scenarios", no_argument, NULL, OPT_LIST_SCENARIOS },
 	{ "preallocated", no_argument, NULL, OPT_PREALLOC },
 	{ "prefix-len", required_argument, NULL, OPT_PREFIX_LEN },
 	{ "prefix_len", required_argument, NULL, OPT_PREFIX_LEN },
@@ -183,6 +185,9 @@ void cli_usage(FILE *f)
 "                          COUNT takes map_perf_test's arguments, 0 for a default)\n"
 "      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
 "                          add_del_on_diff_cpu\n"
+"      --scenario NAME     xdp-lb: the scenario (default tcp-v4-lru-hit); the same\n"
+"                          as --use-case\n"
+"      --list-scenarios    the scenarios (use cases) of the benchmark named\n"
 "      --preallocated      htab-mem's spelling of --prealloc\n"
 "Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure or\n"
 "nothing measured, 130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
@@ -397,16 +402,17 @@ static int find_by_flag(struct options *given, const char *name)
 	return EXIT_USAGE;
 }
 
-/* The benchmark by name or alias; htab-mem picks one by --use-case, as the
- * kernel bench does, and map-perf by --flags, as map_perf_test. */
+/* The benchmark by name or alias; a group (htab-mem, xdp-lb) picks one by
+ * --use-case (--scenario), as the kernel bench does, and map-perf by
+ * --flags, as map_perf_test. */
 static int find_bench(struct options *given, const char *name)
 {
 	if (given->flags.given)
 		return find_by_flag(given, name);
 	given->bench = bench_find(name, given->use_case);
 	if (!given->bench && bench_find(name, NULL)) {
-		mb_err("--use-case takes overwrite, batch_add_batch_del or add_del_on_diff_cpu, not '%s'",
-		       given->use_case);
+		mb_err("%s has no --use-case (--scenario) '%s'; ./bench %s --list-scenarios lists them",
+		       name, given->use_case, name);
 		return EXIT_USAGE;
 	}
 	if (!given->bench) {
@@ -414,7 +420,27 @@ static int find_bench(struct options *given, const char *name)
 		return EXIT_USAGE;
 	}
 	if (given->use_case && !given->bench->group) {
-		mb_err("--use-case is for htab-mem, not %s", name);
+		mb_err("--use-case and --scenario pick a row of htab-mem or xdp-lb, not of %s", name);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int cli_scenarios(FILE *f, const char *group)
+{
+	int n = 0;
+
+	for (int i = 0; i < nr_benches; i++) {
+		const struct bench *b = &benches[i];
+
+		if (!b->group || strcmp(b->group, group) || !b->use_case)
+			continue;
+		if (!n++)
+			fprintf(f, "Available scenarios:\n");
+		fprintf(f, "  %-20s  %s\n", b->use_case, b->help);
+	}
+	if (!n) {
+		mb_err("%s has no scenarios; xdp-lb and htab-mem have", group);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -500,6 +526,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		case OPT_LOOP: CHOICE_GIVEN("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
 		case OPT_ALL: given->all = true; break;
 		case OPT_USE_CASE: given->use_case = optarg; break;
+		case OPT_LIST_SCENARIOS: *action = CLI_SCENARIOS; break;
 		case OPT_PREFIX_LEN:
 			if (!strpbrk(optarg, ".:"))
 				NUM_GIVEN("prefix-len", 0, 2048, given->prefix_len);
@@ -550,6 +577,12 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 			return EXIT_USAGE;
 		}
 	}
+	if (*action == CLI_SCENARIOS && optind >= argc) {
+		mb_err("--list-scenarios lists a benchmark's: ./bench xdp-lb --list-scenarios");
+		return EXIT_USAGE;
+	}
+	if (*action == CLI_SCENARIOS)
+		given->list_group = argv[optind];
 	if (*action != CLI_RUN)
 		return EXIT_OK;
 	if (given->guest_cpus && !given->dry_run) {

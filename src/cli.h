@@ -5,7 +5,8 @@
 #include "bench.h"
 #include "options.h"
 
-enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION, CLI_OPTIONS };
+enum cli_action { CLI_RUN, CLI_LIST, CLI_HELP, CLI_CONTRACTS, CLI_VERSION, CLI_OPTIONS,
+		  CLI_SCENARIOS };
 
 /* Parse argv into what the user gave (given bits, NULL strings; with
  * --from-result, what that result recorded). EXIT_OK, or an exit status
@@ -16,6 +17,9 @@ void cli_usage(FILE *f);
 /* Every benchmark's plan with no option given, one line each. */
 void cli_defaults(FILE *f);
 void cli_list(FILE *f);
+/* --list-scenarios: group's rows, "  NAME  description" each, as the
+ * kernel's xdp-lb lists its scenarios; EXIT_USAGE for a name with none. */
+int cli_scenarios(FILE *f, const char *group);
 /* --list-options: "--NAME value|flag [-X]" a line, for scripts that must
  * tell an option's value from the benchmark's name (scripts/vmrun). */
 void cli_options(FILE *f);

@@ -219,6 +219,8 @@ int main(int argc, char **argv)
 		cli_list(stdout);
 		return EXIT_OK;
 	}
+	if (action == CLI_SCENARIOS)
+		return cli_scenarios(stdout, given.list_group);
 	if (action == CLI_CONTRACTS) {
 		cli_contracts(stdout);
 		return EXIT_OK;

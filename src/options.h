@@ -40,7 +40,8 @@ struct options {
 	/* the workload: the row's value where not given */
 	const char *map_name;		/* NULL: the row's */
 	bool all;			/* mem: every map kind */
-	const char *use_case;		/* htab-mem: which of its rows */
+	const char *use_case;		/* a group's (htab-mem, xdp-lb): which of its rows */
+	const char *list_group;		/* --list-scenarios: the group named */
 	double zipf;			/* --zipf: the exponent; 0: not given */
 	struct prefix_mix prefix_mix;	/* --prefix-len LO..HI or LEN:WEIGHT,... */
 	double hit_ratio;		/* --hit-ratio: the share of lookups that hit; -1: not given */

@@ -101,7 +101,7 @@ static void print_result_line(const struct run *run, const struct run_summary *s
 		return;
 	}
 	printf("RESULT scenario=%s samples=%ld median=%.2f stddev=%.2f cv=%.2f min=%.2f p99=%.2f "
-	       "max=%.2f\n", run->plan->bench->name, b->iqr_n, b->iqr_median, b->iqr_stddev,
+	       "max=%.2f\n", timing_name(run->plan->bench), b->iqr_n, b->iqr_median, b->iqr_stddev,
 	       b->iqr_cv, b->iqr_min, b->iqr_p99, b->iqr_max);
 }
 

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The selftests bench's BPF-side timing library (benchs/bench_bpf_timing.c,
+ * linux 7.3) and the benches built on it, bpf-nop (bench_bpf_nop.c) and
+ * xdp-lb (bench_xdp_lb.c): after the run, the library's line over every
+ * batch's ns per iteration, those outside 1.5 IQR of the quartiles left
+ * out: "NAME: median M ns/op, stddev S, p99 P (N samples)", NAME the
+ * bench's, or xdp-lb's scenario. */
+#include <stdio.h>
+#include "peer.h"
+#include "stats.h"
+
+static int timing_line(const struct run *run, const struct samples *s,
+		       const struct run_summary *sum, char *buf, size_t len)
+{
+	const struct batch_stats *b = &sum->batches;
+
+	if (!b->iqr_n)
+		return 0;
+	snprintf(buf, len, "%s: median %.2f ns/op, stddev %.2f, p99 %.2f (%ld samples)",
+		 timing_name(run->plan->bench), b->iqr_median, b->iqr_stddev, b->iqr_p99,
+		 b->iqr_n);
+	return 1;
+}
+
+const struct kernel_bench kernel_bpf_nop = {
+	.final_lines = timing_line,
+	.times_batches = true,
+};
+
+const struct kernel_bench kernel_xdp_lb = {
+	.final_lines = timing_line,
+	.times_batches = true,
+};
