@@ -99,7 +99,8 @@ def parse_kernel_bench(text, source):
         if m:
             median = float(m.group("median"))
             runs.append(Run(source, m.group("name"), {"source": "kernel-bench"},
-                            {"figure": median, "p50": median, "p99": float(m.group("p99"))},
+                            {"figure": median, "p50": median, "iqr_median": median,
+                             "iqr_p99": float(m.group("p99"))},
                             units={"figure": figure_unit("ns/op", "median per batch")},
                             directions={"figure": -1}))
     return runs

@@ -29,6 +29,11 @@ METRICS = {
     "p50": ("ns/op, median batch", -1),
     "p90": ("ns/op, 90th percentile batch", -1),
     "p99": ("ns/op, 99th percentile batch", -1),
+    # the kernel's timing library's figures: the batches within 1.5 IQR
+    # (summary.batches.iqr), as bench_bpf_timing.c prints them
+    "iqr_median": ("ns/op, median batch within 1.5 IQR", -1),
+    "iqr_stddev": ("ns/op, stddev of the batches within 1.5 IQR", -1),
+    "iqr_p99": ("ns/op, 99th percentile batch within 1.5 IQR", -1),
     "bytes_per_element": ("B", -1),
     "memlock_peak": ("B", -1),
     "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),

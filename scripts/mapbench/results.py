@@ -97,6 +97,9 @@ def _runs_of(doc, source):
     for m in PERCENTILES:
         if batches.get(f"{m}_ns") is not None:
             metrics[m] = batches[f"{m}_ns"]
+    for m in ("median", "stddev", "p99"):
+        if (batches.get("iqr") or {}).get(f"{m}_ns") is not None:
+            metrics[f"iqr_{m}"] = batches["iqr"][f"{m}_ns"]
     for role, r in (doc["summary"].get("roles") or {}).items():
         metrics[f"{role}_throughput"] = r["throughput_mops"]["median"]
         metrics[f"{role}_latency"] = r["latency_ns"]["median"]
@@ -112,7 +115,7 @@ def _runs_of(doc, source):
     if clock_of(env) == "icount":
         units = {m: f"{units.get(m, METRICS[m][0])} [{ICOUNT_UNIT}]" for m in metrics}
         for m in metrics:
-            if m.endswith("latency") or m in PERCENTILES:
+            if m.endswith("latency") or m in PERCENTILES or m.startswith("iqr_"):
                 units[m] = f"instructions/op [{ICOUNT_UNIT}]"
     counted = (doc.get("model") or {}).get("per_op") or {}
     for m in MODEL_METRICS:

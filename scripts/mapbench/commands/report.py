@@ -14,6 +14,9 @@ the files.
                                            free at each N (throughput ±, latency), and
                                            Jesper Brouer's per-N lookup table (ns/op,
                                            miss %, dTLB %)
+  report SET --style xdp-lb                run_bench_xdp_lb.sh's table: each scenario's p50,
+                                           stddev and p99 (ns/op of its batches, the kernel
+                                           timing library's figures), in its five groups
   report SET --peer SET-kernel             the kernel's own bench beside mapbench, per
                                            configuration (suite run --peer kernel)
 
@@ -498,6 +501,54 @@ def lpm_table(a, b, args):
     return "\n\n".join(parts)
 
 
+# run_bench_xdp_lb.sh's groups of xdp-lb scenarios, in its order.
+XDP_LB_GROUPS = (
+    ("Single-flow baseline", ("tcp-v4-lru-hit", "tcp-v4-ch", "tcp-v6-lru-hit", "tcp-v6-ch",
+                              "udp-v4-lru-hit", "udp-v6-lru-hit", "tcp-v4v6-lru-hit")),
+    ("Diverse flows (4K src addrs)", ("tcp-v4-lru-diverse", "tcp-v4-ch-diverse",
+                                      "tcp-v6-lru-diverse", "tcp-v6-ch-diverse",
+                                      "udp-v4-lru-diverse")),
+    ("TCP flags", ("tcp-v4-syn", "tcp-v4-rst-miss")),
+    ("LRU stress", ("tcp-v4-lru-miss", "udp-v4-lru-miss", "tcp-v4-lru-warmup")),
+    ("Early exits", ("pass-v4-no-vip", "pass-v6-no-vip", "pass-v4-icmp", "pass-non-ip",
+                     "drop-v4-frag", "drop-v4-options", "drop-v6-frag")),
+)
+
+
+def xdp_lb_table(a, b, args):
+    """run_bench_xdp_lb.sh's table from one set: per scenario the timing
+    library's median, stddev and p99 (ns/op within 1.5 IQR; the median of
+    the runs), ERR where the set has no run of it. Text is the script's
+    boxes; md and org one table with the group as a column."""
+    if b:
+        cli.die("--style xdp-lb reads one set: report SET --style xdp-lb", cli.EXIT_USAGE)
+    by_name = {}
+    for r in a:
+        if r.benchmark.startswith("xdp-lb-"):
+            by_name.setdefault(r.benchmark.removeprefix("xdp-lb-"), []).append(r)
+    if not by_name:
+        cli.die("no xdp-lb results in the set (scripts/suite run xdp-lb)")
+
+    def cells(name):
+        runs = by_name.get(name, [])
+        v = [[r.metrics.get(m) for r in runs if r.metrics.get(m) is not None]
+             for m in ("iqr_median", "iqr_stddev", "iqr_p99")]
+        return [f"{np.median(x):.2f}" if x else "-" for x in v] if runs else ["ERR", "-", "-"]
+    if args.format != "text":
+        rows = [[group, name, *cells(name)] for group, names in XDP_LB_GROUPS for name in names]
+        return output.render_table(["Group", "Scenario", "p50", "stddev", "p99"], rows,
+                                   args.format, left=(0, 1))
+    sep = "  +" + "-" * 34 + "+" + "-" * 10 + "+" + "-" * 9 + "+" + "-" * 10 + "+"
+    lines = ["XDP load-balancer benchmark", "=" * 27]
+    for group, names in XDP_LB_GROUPS:
+        lines += [sep, f"  | {group:<32} | {'p50':>8} | {'stddev':>7} | {'p99':>8} |", sep]
+        lines += [f"  | {name:<32} | {p50:>8} | {sd:>7} | {p99:>8} |"
+                  for name in names for p50, sd, p99 in [cells(name)]]
+    lines.append(sep)
+    return "\n".join(lines) + "\n(ns/op, in-kernel time of each batch per packet; the median " \
+        "of the runs)"
+
+
 def median_cv(v):
     """"23.60 (CV 1.2%, 5)": a side of the peer table."""
     v = np.asarray(v)
@@ -512,21 +563,24 @@ def unit_scale(unit):
 
 def peer_table(a, b, args):
     """Each configuration of SET beside the kernel bench's runs of it in
-    PEER (same folder names): medians, CVs and mapbench / kernel. Both sides
+    PEER (same folder names): medians, CVs and mapbench / kernel of
+    --metric (the figure, or the timing library's iqr_p99). Both sides
     count every run (the kernel bench's logs carry no boot), and the kernel
     bench's figures are put in mapbench's unit."""
     ours, theirs = results.label_dir(args.before), results.label_dir(args.peer)
     a = results.load_path(args.before, pool_boots=False)
-    rows, ratios = [], []
+    metric, rows, ratios = args.metric, [], []
     for folder in sorted(p for p in theirs.iterdir() if p.is_dir()):
         logs = sorted(folder.glob("run-*.log"))
-        unit = next((r.unit("figure") for r in a if Path(r.source).parent.name == folder.name),
-                    "")
-        kernel = [r.metrics["figure"] * unit_scale(r.unit("figure")) / unit_scale(unit)
+        here = [r for r in a if Path(r.source).parent.name == folder.name]
+        unit = next((r.unit(metric) for r in here), "")
+        scale = unit_scale(unit) if metric == "figure" else 1.0
+        kernel = [r.metrics[metric] * unit_scale(r.unit(metric)) / scale
+                  if metric == "figure" else r.metrics[metric]
                   for f in logs
-                  for r in kernel_log.parse_kernel_bench(f.read_text(errors="replace"), str(f))[-1:]]
-        mine = [r.metrics["figure"] for r in a
-                if Path(r.source).parent.name == folder.name and "figure" in r.metrics]
+                  for r in kernel_log.parse_kernel_bench(f.read_text(errors="replace"), str(f))[-1:]
+                  if metric in r.metrics]
+        mine = [r.metrics[metric] for r in here if metric in r.metrics]
         if not kernel:
             why = (logs[-1].read_text(errors="replace").strip().splitlines() or ["no output"])[-1] \
                 if logs else "no run"
@@ -556,7 +610,7 @@ def main(argv=None):
     ap.add_argument("before", help="result file or folder")
     ap.add_argument("after", nargs="?", help="result file or folder")
     ap.add_argument("--style", choices=["delta", "memory", "matrix", "rhtab", "calibration",
-                                        "per-cpu", "lpm"],
+                                        "per-cpu", "lpm", "xdp-lb"],
                     default="delta", help="calibration: a set run with vmrun --model --suite "
                     "cache-model against the seeds' hardware figures (docs/vm.org)")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
@@ -592,7 +646,7 @@ def main(argv=None):
     else:
         table = {"delta": delta_table, "memory": memory_table, "matrix": matrix_table,
                  "rhtab": rhtab_table, "per-cpu": per_cpu_table,
-                 "lpm": lpm_table}[args.style]
+                 "lpm": lpm_table, "xdp-lb": xdp_lb_table}[args.style]
     print(header(a, b or [], args.metric))
     print()
     print(table(a, b, args))
