@@ -339,17 +339,18 @@ static int validate(struct xdp_lb_state *st, const struct plan *plan)
 	struct lb_count verdicts, vip_pkts;
 	__u32 out_len, want_len, verdict;
 	const char *bad = NULL;
+	int err;
 
-	if (sc->cold_lru) {
-		/* a batch first, so the scenario's own flow is known and the
-		 * checked batch misses on its first packet alone */
-		st->skel->bss->cold_lru = 1;
-		if (run_once(st, 0, NULL, NULL, &verdict))
-			return EXIT_RUNTIME;
+	/* cold_lru: a batch first, so the scenario's own flow is known and
+	 * the checked batch misses on its first packet alone */
+	st->skel->bss->cold_lru = sc->cold_lru;
+	err = sc->cold_lru ? run_once(st, 0, NULL, NULL, &verdict) : 0;
+	if (!err) {
+		stats_clear(st);
+		err = run_once(st, 0, out, &out_len, &verdict);
 	}
-	stats_clear(st);
-	if (run_once(st, 0, out, &out_len, &verdict)) {
-		mb_err("running the xdp-lb program failed: %s", strerror(errno));
+	if (err) {
+		mb_err("running the xdp-lb program failed: %s", strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	verdicts = stat_sum(st, sc->verdict == XDP_TX ? LB_ST_TX :
