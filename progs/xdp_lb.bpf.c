@@ -18,6 +18,56 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* The headers as they are on the wire, not vmlinux.h's: its types are the
+ * kernel's own, relocated at load (CO-RE), and each access to one costs
+ * instructions a fixed layout does not. The Ethernet header is packed, as
+ * the kernel's uapi one, so its type is read a byte at a time as there. */
+struct wire_eth {
+	__u8 dst[6];
+	__u8 src[6];
+	__u16 proto;
+} __attribute__((packed));
+
+struct wire_ip {
+	__u8 ihl : 4, version : 4;
+	__u8 tos;
+	__u16 tot_len;
+	__u16 id;
+	__u16 frag_off;
+	__u8 ttl;
+	__u8 protocol;
+	__u16 check;
+	__u32 saddr;
+	__u32 daddr;
+};
+
+struct wire_ip6 {
+	__u8 priority : 4, version : 4;
+	__u8 flow_lbl[3];
+	__u16 payload_len;
+	__u8 nexthdr;
+	__u8 hop_limit;
+	__u32 saddr[4];
+	__u32 daddr[4];
+};
+
+struct wire_ports {	/* where TCP and UDP both have them */
+	__u16 source;
+	__u16 dest;
+};
+
+struct wire_tcp {
+	__u16 source;
+	__u16 dest;
+	__u32 seq;
+	__u32 ack_seq;
+	__u16 res1 : 4, doff : 4, fin : 1, syn : 1, rst : 1, psh : 1, ack : 1, urg : 1, ece : 1,
+	      cwr : 1;
+	__u16 window;
+	__u16 check;
+	__u16 urg_ptr;
+};
+
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86DD
 #define IPPROTO_FRAGMENT 44
@@ -180,7 +230,7 @@ static __always_inline void tunnel_src6(__u16 sport, __u32 src, __u32 *out)
 	out[3] = src ^ sport;
 }
 
-static __always_inline void ip_checksum(struct iphdr *ip)
+static __always_inline void ip_checksum(struct wire_ip *ip)
 {
 	__u16 *w = (__u16 *)ip;
 	__u32 sum = 0;
@@ -200,7 +250,7 @@ static __always_inline void ip_checksum(struct iphdr *ip)
 static __always_inline void *push_outer(struct xdp_md *xdp, int len, __u16 proto,
 					const __u8 *router)
 {
-	struct ethhdr *eth, *old;
+	struct wire_eth *eth, *old;
 	void *data, *end;
 
 	if (bpf_xdp_adjust_head(xdp, -len))
@@ -211,16 +261,16 @@ static __always_inline void *push_outer(struct xdp_md *xdp, int len, __u16 proto
 	old = data + len;
 	if ((void *)(eth + 1) > end || (void *)(old + 1) > end || data + sizeof(*eth) + len > end)
 		return NULL;
-	__builtin_memcpy(eth->h_source, old->h_dest, sizeof(eth->h_source));
-	__builtin_memcpy(eth->h_dest, router, sizeof(eth->h_dest));
-	eth->h_proto = bpf_htons(proto);
+	__builtin_memcpy(eth->src, old->dst, sizeof(eth->src));
+	__builtin_memcpy(eth->dst, router, sizeof(eth->dst));
+	eth->proto = bpf_htons(proto);
 	return eth + 1;
 }
 
 static __always_inline int tunnel_v4(struct xdp_md *xdp, __u32 src, __u32 dst, __u16 len,
 				     const __u8 *router)
 {
-	struct iphdr *ip = push_outer(xdp, sizeof(*ip), ETH_P_IP, router);
+	struct wire_ip *ip = push_outer(xdp, sizeof(*ip), ETH_P_IP, router);
 
 	if (!ip)
 		return -1;
@@ -239,7 +289,7 @@ static __always_inline int tunnel_v4(struct xdp_md *xdp, __u32 src, __u32 dst, _
 static __always_inline int tunnel_v6(struct xdp_md *xdp, const __u32 *src, const __u32 *dst,
 				     __u8 inner, __u16 len, const __u8 *router)
 {
-	struct ipv6hdr *ip6 = push_outer(xdp, sizeof(*ip6), ETH_P_IPV6, router);
+	struct wire_ip6 *ip6 = push_outer(xdp, sizeof(*ip6), ETH_P_IPV6, router);
 
 	if (!ip6)
 		return -1;
@@ -248,8 +298,8 @@ static __always_inline int tunnel_v6(struct xdp_md *xdp, const __u32 *src, const
 	ip6->nexthdr = inner;
 	ip6->payload_len = bpf_htons(len);
 	ip6->hop_limit = 64;
-	__builtin_memcpy(&ip6->saddr, src, sizeof(ip6->saddr));
-	__builtin_memcpy(&ip6->daddr, dst, sizeof(ip6->daddr));
+	__builtin_memcpy(ip6->saddr, src, sizeof(ip6->saddr));
+	__builtin_memcpy(ip6->daddr, dst, sizeof(ip6->daddr));
 	return 0;
 }
 
@@ -371,14 +421,14 @@ static __noinline int balance(struct xdp_md *xdp)
 {
 	void *data = (void *)(long)xdp->data;
 	void *end = (void *)(long)xdp->data_end;
-	struct ethhdr *eth = data;
+	struct wire_eth *eth = data;
 	struct lb_flow flow = {};
 	struct lb_vip vip = {};
 	struct lb_backend *dst = NULL;
 	struct lb_vip_meta *meta;
 	struct lb_count *vip_pkts;
 	struct lb_ctl *ctl;
-	struct udphdr *l4;
+	struct wire_ports *l4;
 	__u32 backend = 0, tsrc[4], slot;
 	bool v6, syn = false, rst = false;
 	int verdict = XDP_DROP;
@@ -388,9 +438,9 @@ static __noinline int balance(struct xdp_md *xdp)
 
 	if ((void *)(eth + 1) > end)
 		goto out;
-	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+	if (eth->proto == bpf_htons(ETH_P_IPV6)) {
 		v6 = true;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	} else if (eth->proto == bpf_htons(ETH_P_IP)) {
 		v6 = false;
 	} else {
 		verdict = XDP_PASS;
@@ -398,21 +448,27 @@ static __noinline int balance(struct xdp_md *xdp)
 	}
 
 	if (v6) {
-		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		struct wire_ip6 *ip6 = (void *)(eth + 1);
 
-		if ((void *)(ip6 + 1) > end || ip6->nexthdr == IPPROTO_FRAGMENT)
+		if ((void *)(ip6 + 1) > end)
+			goto out;
+		if (ip6->nexthdr == IPPROTO_FRAGMENT)
 			goto out;
 		len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
 		proto = ip6->nexthdr;
-		__builtin_memcpy(flow.src6, &ip6->saddr, sizeof(flow.src6));
-		__builtin_memcpy(flow.dst6, &ip6->daddr, sizeof(flow.dst6));
-		__builtin_memcpy(vip.addr6, &ip6->daddr, sizeof(vip.addr6));
+		__builtin_memcpy(flow.src6, ip6->saddr, sizeof(flow.src6));
+		__builtin_memcpy(flow.dst6, ip6->daddr, sizeof(flow.dst6));
+		__builtin_memcpy(vip.addr6, ip6->daddr, sizeof(vip.addr6));
 		l4 = (void *)(ip6 + 1);
 	} else {
-		struct iphdr *ip = (void *)(eth + 1);
+		struct wire_ip *ip = (void *)(eth + 1);
 
+		if ((void *)(ip + 1) > end)
+			goto out;
 		/* options and fragments are dropped */
-		if ((void *)(ip + 1) > end || ip->ihl != 5 || ip->frag_off & bpf_htons(IP_FRAG_BITS))
+		if (ip->ihl != 5)
+			goto out;
+		if (ip->frag_off & bpf_htons(IP_FRAG_BITS))
 			goto out;
 		len = bpf_ntohs(ip->tot_len);
 		proto = ip->protocol;
@@ -432,7 +488,7 @@ static __noinline int balance(struct xdp_md *xdp)
 	flow.port[0] = l4->source;
 	flow.port[1] = l4->dest;
 	if (proto == IPPROTO_TCP) {
-		struct tcphdr *tcp = (void *)l4;
+		struct wire_tcp *tcp = (void *)l4;
 
 		if ((void *)(tcp + 1) > end)
 			goto out;
@@ -504,16 +560,16 @@ out:
 
 /* Takes the tunnel header off again and puts back the packet's own
  * Ethernet header: the next packet of the batch is the scenario's. */
-static __always_inline int untunnel(struct xdp_md *xdp, const struct ethhdr *orig)
+static __always_inline int untunnel(struct xdp_md *xdp, const struct wire_eth *orig)
 {
-	struct ethhdr *eth = (void *)(long)xdp->data;
+	struct wire_eth *eth = (void *)(long)xdp->data;
 	void *end = (void *)(long)xdp->data_end;
 	int outer;
 
 	if ((void *)(eth + 1) > end)
 		return -1;
-	outer = eth->h_proto == bpf_htons(ETH_P_IPV6) ? sizeof(struct ipv6hdr) :
-							 sizeof(struct iphdr);
+	outer = eth->proto == bpf_htons(ETH_P_IPV6) ? sizeof(struct wire_ip6) :
+							 sizeof(struct wire_ip);
 	if (bpf_xdp_adjust_head(xdp, outer))
 		return -1;
 	eth = (void *)(long)xdp->data;
@@ -569,7 +625,7 @@ SEC("xdp") int xdp_lb(struct xdp_md *xdp)
 	__u32 id = producer_of(xdp), state = 0, key = 0, i;
 	void *data = (void *)(long)xdp->data;
 	void *end = (void *)(long)xdp->data_end;
-	struct ethhdr *eth = data, orig;
+	struct wire_eth *eth = data, orig;
 	struct prod_counters *c;
 	int src_at, verdict;
 	__u64 t0, ns;
@@ -578,8 +634,8 @@ SEC("xdp") int xdp_lb(struct xdp_md *xdp)
 		return XDP_DROP;
 	c = &cnt[id];
 	__builtin_memcpy(&orig, eth, sizeof(orig));
-	src_at = sizeof(*eth) + (orig.h_proto == bpf_htons(ETH_P_IPV6) ?
-				 offsetof(struct ipv6hdr, saddr) : offsetof(struct iphdr, saddr));
+	src_at = sizeof(*eth) + (orig.proto == bpf_htons(ETH_P_IPV6) ?
+				 offsetof(struct wire_ip6, saddr) : offsetof(struct wire_ip, saddr));
 	if (flow_mask)
 		state = bpf_get_prandom_u32() | 1;
 	if (cold_lru) {
