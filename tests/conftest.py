@@ -212,20 +212,29 @@ def debian_6_1():
     return debian_kernel(r"^linux-image-6\.1\.0-.*cloud-amd64-unsigned$")
 
 
-KERNEL_7_2 = ROOT / "build" / "kernel" / "linux-source-7.2" / "base"
-
-
-@pytest.fixture(scope="session")
-def kernel_7_2():
-    """A 7.2 kernel built from Debian's linux-source-7.2 (fetched and built
-    once, cached under build/): rhtab and the cache model's shapes need it."""
+def kbuild_kernel(version):
+    """A kernel built from Debian's linux-source-VERSION (fetched and built
+    once, cached under build/kernel/): its bzImage."""
+    out = ROOT / "build" / "kernel" / f"linux-source-{version}" / "base"
     proc = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "kbuild"), "--src",
-                           "linux-source-7.2", "--out", str(KERNEL_7_2)],
+                           f"linux-source-{version}", "--out", str(out)],
                           capture_output=True, text=True, timeout=7200)
     if proc.returncode == 2 and "no Debian suite" in proc.stderr:
         pytest.skip(proc.stderr.strip())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
-    return KERNEL_7_2 / "bzImage"
+    return out / "bzImage"
+
+
+@pytest.fixture(scope="session")
+def kernel_7_2():
+    """rhtab and the cache model's shapes need 7.2."""
+    return kbuild_kernel("7.2")
+
+
+@pytest.fixture(scope="session")
+def kernel_7_3():
+    """7.3's selftests bench has the timing library (bpf-nop, xdp-lb)."""
+    return kbuild_kernel("7.3")
 
 
 @pytest.fixture
