@@ -54,8 +54,7 @@ extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-f
 extern const struct kernel_bench kernel_lpm_trie;		/* lpm-trie noop .. update */
 extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
 extern const struct kernel_bench kernel_map_perf_test;		/* samples/bpf map_perf_test */
-extern const struct kernel_bench kernel_bpf_nop;		/* bpf-nop (7.3) */
-extern const struct kernel_bench kernel_xdp_lb;		/* xdp-lb --scenario NAME (7.3) */
+extern const struct kernel_bench kernel_bpf_timing;	/* bpf-nop, xdp-lb (7.3) */
 
 /* The name the kernel's timing library prints a run's figures under: the
  * scenario (the use case) of a row of a group, as xdp-lb's, else the

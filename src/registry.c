@@ -69,7 +69,7 @@
 /* 7.3's xdp-lb: its load balancer on one scenario's packet (--scenario),
  * BPF_PROG_TEST_RUN, a batch of packets a run under may_goto, sized to
  * 10 ms in the warmup; the map recorded is a connection table. */
-#define XDP_LB .family = &xdp_lb_family, .group = "xdp-lb", .kernel = &kernel_xdp_lb, \
+#define XDP_LB .family = &xdp_lb_family, .group = "xdp-lb", .kernel = &kernel_bpf_timing, \
 	.map = "lru", .maps = MAP_LRU, .key_size = sizeof(struct lb_flow), \
 	.value_size = sizeof(struct lb_flow_entry), .max_entries = LB_FLOWS, .nr_entries = 0, \
 	.prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_XDP, \
@@ -251,7 +251,7 @@ const struct bench benches[] = {
 	  .loop = LOOP_NONE, .figure = FIG_BYTES,
 	  .help = "bytes per element: kernel accounting and cgroup charge (--all: every map type)",
 	  .workload = "maps of two sizes, empty and filled: memlock and cgroup charge slopes" },
-	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_nop, .map = "array",
+	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_timing, .map = "array",
 	  .maps = MAP_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1, .nr_entries = 0,
 	  .prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_SYSCALL_PROG,
 	  .loop = LOOP_CAN_LOOP, .op = MB_OP_NOOP, .batch = 10000, .batch_auto = true,

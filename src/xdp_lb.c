@@ -216,8 +216,8 @@ static int know_flow(struct xdp_lb_state *st, const struct lb_scenario *sc)
 	struct lb_flow f = { .proto = sc->proto };
 	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (sc->proto == IPPROTO_UDP)
+	/* a UDP flow is seen now (bpf_ktime_get_ns()'s clock), or it expires */
+	if (sc->proto == IPPROTO_UDP && !clock_gettime(CLOCK_MONOTONIC, &now))
 		e.seen_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	to_net(f.src6, sc->src, sc->v6 ? 4 : 1);
 	to_net(f.dst6, sc->vip, sc->v6 ? 4 : 1);

@@ -22,12 +22,7 @@ static int timing_line(const struct run *run, const struct samples *s,
 	return 1;
 }
 
-const struct kernel_bench kernel_bpf_nop = {
-	.final_lines = timing_line,
-	.times_batches = true,
-};
-
-const struct kernel_bench kernel_xdp_lb = {
+const struct kernel_bench kernel_bpf_timing = {
 	.final_lines = timing_line,
 	.times_batches = true,
 };

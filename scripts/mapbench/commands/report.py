@@ -574,9 +574,7 @@ def peer_table(a, b, args):
         logs = sorted(folder.glob("run-*.log"))
         here = [r for r in a if Path(r.source).parent.name == folder.name]
         unit = next((r.unit(metric) for r in here), "")
-        scale = unit_scale(unit) if metric == "figure" else 1.0
-        kernel = [r.metrics[metric] * unit_scale(r.unit(metric)) / scale
-                  if metric == "figure" else r.metrics[metric]
+        kernel = [r.metrics[metric] * unit_scale(r.unit(metric)) / unit_scale(unit)
                   for f in logs
                   for r in kernel_log.parse_kernel_bench(f.read_text(errors="replace"), str(f))[-1:]
                   if metric in r.metrics]
