@@ -178,7 +178,8 @@ static __u32 expected_packet(const struct lb_scenario *sc, const __u8 *in, __u32
 static int make_tables(struct xdp_lb_state *st, const struct plan *plan)
 {
 	int outer = bpf_map__fd(st->skel->maps.lru_mapping), n = libbpf_num_possible_cpus();
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = plan->zero_seed ? BPF_F_ZERO_SEED : 0);
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0);
 
 	if (n > LB_CPUS) {
 		mb_err("xdp-lb keeps a connection table for at most %d CPUs, this machine has %d "
@@ -388,7 +389,7 @@ static int xdp_lb_setup(struct run *run)
 	const struct plan *plan = run->plan;
 	const struct lb_scenario *sc = plan->bench->scenario;
 	struct xdp_lb_state *st = calloc(1, sizeof(*st));
-	__u32 flags = plan->zero_seed ? BPF_F_ZERO_SEED : 0;
+	__u32 flags = plan->zero_seed > 0 ? BPF_F_ZERO_SEED : 0;
 	int err;
 
 	if (!st)
@@ -404,8 +405,11 @@ static int xdp_lb_setup(struct run *run)
 		return EXIT_RUNTIME;
 	}
 	timed_prog_size(plan, st->skel->maps.batch_times, &st->skel->rodata->record_batches);
+	/* --zero-seed: the hash maps, and the tables through the array's inner
+	 * map, whose flags every table it holds must have */
 	bpf_map__set_map_flags(st->skel->maps.vip_map, flags);
 	bpf_map__set_map_flags(st->skel->maps.lru_inner, flags);
+	bpf_map__set_map_flags(bpf_map__inner_map(st->skel->maps.lru_mapping), flags);
 	err = xdp_lb_bpf__load(st->skel);
 	if (err) {
 		mb_err("loading the xdp-lb program failed: %s (it needs may_goto, Linux 6.9 or later)",

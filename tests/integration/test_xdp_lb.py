@@ -92,3 +92,11 @@ def test_list_scenarios_is_the_kernels_list():
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run")
     assert_usage_error(proc, needle)
+
+
+def test_zero_seed_reaches_every_connection_table(root, tmp_path):
+    """vmrun's icount clock adds --zero-seed: the tables made for each CPU
+    must carry it as the array's inner map does, or the array refuses them."""
+    proc, doc = run_scenario("tcp-v4-lru-hit", tmp_path, "--zero-seed")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["params"]["zero_seed"] is True and doc["params"]["map_flags"] & 0x40
