@@ -402,6 +402,25 @@ static int find_by_flag(struct options *given, const char *name)
 	return EXIT_USAGE;
 }
 
+/* The groups of the table (htab-mem, map-perf, ...), comma-separated in
+ * buf, in the order their first rows come. */
+static const char *group_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < nr_benches; i++) {
+		const char *g = benches[i].group;
+		bool seen = false;
+
+		for (int j = 0; g && j < i && !seen; j++)
+			seen = benches[j].group && !strcmp(benches[j].group, g);
+		if (g && !seen && at < len)
+			at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "", g);
+	}
+	return buf;
+}
+
 /* The benchmark by name or alias; a group (htab-mem, xdp-lb) picks one by
  * --use-case (--scenario), as the kernel bench does, and map-perf by
  * --flags, as map_perf_test. */
@@ -420,7 +439,10 @@ static int find_bench(struct options *given, const char *name)
 		return EXIT_USAGE;
 	}
 	if (given->use_case && !given->bench->group) {
-		mb_err("--use-case and --scenario pick a row of htab-mem or xdp-lb, not of %s", name);
+		char groups[128];
+
+		mb_err("--use-case and --scenario pick a row of a group (%s), not of %s",
+		       group_names(groups, sizeof(groups)), name);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -440,7 +462,9 @@ int cli_scenarios(FILE *f, const char *group)
 		fprintf(f, "  %-20s  %s\n", b->use_case, b->help);
 	}
 	if (!n) {
-		mb_err("%s has no scenarios; xdp-lb and htab-mem have", group);
+		char groups[128];
+
+		mb_err("%s has no scenarios; %s have", group, group_names(groups, sizeof(groups)));
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
