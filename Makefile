@@ -36,11 +36,15 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Debian packages the build, the tests and the scripts need.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest \
-	python3-jsonschema python3-statsmodels \
+	python3-jsonschema python3-statsmodels python3-hypothesis \
 	util-linux qemu-system-x86 busybox-static cpio \
 	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
 # The end-to-end kernel A/B of make check-slow builds this kernel source.
 DEB_PKGS_SLOW := linux-source-6.12
+
+# Another apt (unattended-upgrades at boot) may hold the dpkg lock: wait for
+# it, up to 10 minutes, rather than fail.
+APT_WAIT := -o DPkg::Lock::Timeout=600
 
 .SECONDARY:
 # A recipe that fails leaves no half-written target behind.
@@ -54,7 +58,8 @@ deps:
 	done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		apt-get $(APT_WAIT) update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing >/dev/null; \
 	fi
 
 $(OUT) $(OUT)/tests $(OUT)/peers $(OUT)/plugin:

@@ -140,7 +140,7 @@ def doc_figure_text(doc):
     if "memory" in doc:
         return "complete"
     f = doc["summary"]["figure"]
-    return f"{f['mean']:.3f} {f['unit']} {f['name']}"
+    return f"{f['mean']:.3f} {model.figure_unit(f['unit'], f['name'])}"
 
 
 def figure_text(path):

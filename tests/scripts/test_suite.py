@@ -207,3 +207,9 @@ def test_a_sweep_over_three_points_end_to_end(root, tmp_path):
     runs = results.load_path(tmp_path / "s")
     assert sorted(r.params["nr_entries"] for r in runs) == [1000, 10000, 100000]
     assert {r.params["prefix_len"] for r in runs} == {32}
+
+
+def test_the_progress_line_names_the_figure_once():
+    doc = {"status": "complete", "summary": {"figure": {
+        "mean": 3.25, "unit": "M events/s", "name": "events per producer"}}}
+    assert suites.doc_figure_text(doc) == "3.250 M events/s per producer"
