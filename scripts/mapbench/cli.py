@@ -33,6 +33,26 @@ def die(msg, status=EXIT_TOOL):
     sys.exit(status)
 
 
+def _number(kind, ok, what):
+    """An argparse type: kind(text) where ok(value), else a usage error
+    saying what the option takes (argparse names the option)."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text} is not {what}")
+        return value
+    return parse
+
+
+PERCENT = _number(float, lambda v: 0 <= v < float("inf"), "a percent, 0 or more")
+POSITIVE_PERCENT = _number(float, lambda v: 0 < v < float("inf"), "a percent above 0")
+PROBABILITY = _number(float, lambda v: 0 < v < 1, "a number between 0 and 1")
+RUNS = _number(int, lambda v: v >= 2, "a whole number of runs, 2 or more")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with a one-line usage error and exit status 64, so that a
     mistyped command never reads as the gate's "inconclusive" (2)."""

@@ -56,6 +56,15 @@ def looks_like_kernel_log(text):
     return bool(lines) and ours * 2 >= len(lines)
 
 
+def stored_configuration(source):
+    """The configuration of a log where suite and vmrun store the kernel
+    bench's runs (LABEL-kernel/CONFIG/run-N.log): its folder's name, which
+    names every run in it, so that a configuration's runs group together
+    and no two configurations share a row; else None."""
+    path = Path(source)
+    return path.parent.name if re.fullmatch(r"run-\d+", path.stem) and path.parent.name else None
+
+
 def parse_kernel_bench(text, source):
     """Runs from the kernel selftests bench's text output, one per Summary
     line; each run's figure is the line's own figure (throughput, hits or
@@ -64,7 +73,8 @@ def parse_kernel_bench(text, source):
     one run each, their mean over the CPUs (M events/s per producer, as
     mapbench's figure)."""
     runs = []
-    default = Path(source).stem
+    stored = stored_configuration(source)
+    default = stored or Path(source).stem
     for pattern, rate in ((_LOOKUP_CPU, lambda m: float(m["v"])),
                           (PER_TASK, lambda m: task_rate(m) / 1e6)):
         per_cpu = [rate(m) for line in text.splitlines() if (m := pattern.match(line.strip()))]
@@ -77,7 +87,7 @@ def parse_kernel_bench(text, source):
         m = _SUMMARY.match(line)
         if m:
             name = m.group("name")
-            name = default if name in (None, "Summary") else name
+            name = default if stored or name in (None, "Summary") else name
             tput = float(m.group("tput")) * _SCALE[m.group("tunit")]
             runs.append(Run(source, name, {"source": "kernel-bench"}, {
                 "throughput": tput, "figure": tput,
@@ -98,7 +108,7 @@ def parse_kernel_bench(text, source):
         m = _TIMING.match(line) or _RESULT.match(line)
         if m:
             median = float(m.group("median"))
-            runs.append(Run(source, m.group("name"), {"source": "kernel-bench"},
+            runs.append(Run(source, stored or m.group("name"), {"source": "kernel-bench"},
                             {"figure": median, "p50": median, "iqr_median": median,
                              "iqr_p99": float(m.group("p99"))},
                             units={"figure": figure_unit("ns/op", "median per batch")},

@@ -8,7 +8,8 @@ import numpy as np
 
 from .model import better, unit_of
 from .results import label, varying_params
-from .stats import outliers, pooled_sd, runs_needed, too_few
+from .verdict import rules_for
+from .stats import MAX_RUNS, TESTS, geomean, outliers, pooled_sd, runs_needed, too_few
 
 
 def report_skipped(*sets):
@@ -26,23 +27,32 @@ def report_skipped(*sets):
                 print(f"note: left out {len(sources)} files: {why} ({sources[0]}, ...)")
 
 
-def power_sentence(comps, alpha, power, target):
+def power_sentence(comps, test, alpha, power, target):
     """"With 5 runs a side and CV 1.8%, changes under 4.1% cannot be seen
     (power 0.8, alpha 0.01); 12 runs a side would see 2%." for the least
-    sensitive comparison."""
+    sensitive comparison, by the test that judged."""
     worst = max((c for c in comps if c.mde == c.mde), key=lambda c: c.mde, default=None)
     if worst is None:
         return "MDE: needs at least two runs a side."
     cv = pooled_sd(worst.a, worst.b) / abs(np.mean(worst.a)) * 100
-    n = runs_needed(worst.a, worst.b, target, alpha, power)
+    n = runs_needed(test, worst.a, worst.b, target, alpha, power)
+    more = f"more than {MAX_RUNS}" if n > MAX_RUNS else str(n)
     return (f"MDE: with {len(worst.a)}/{len(worst.b)} runs and CV {cv:.2g}%, changes under "
-            f"{worst.mde:.2g}% cannot be seen (power {power:g}, alpha {alpha:g}; "
-            f"{label(worst.key, set())}); {n} runs a side would see {target:g}%.")
+            f"{worst.mde:.2g}% cannot be seen by the {TESTS[test].words} (power {power:g}, "
+            f"alpha {alpha:g}; {label(worst.key, set())}); {more} runs a side would see "
+            f"{target:g}%.")
 
 
 def report_outliers(runs, metric):
     for r, why in outliers(runs, metric):
         print(f"note: outlier run {r.source}: {why}")
+
+
+def fmt_pct(v, digits=2, sign=True):
+    """"+1.23%", or "-" where there is no number."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    return f"{v:{'+' if sign else ''}.{digits}f}%"
 
 
 def fmt_num(v, digits=3):
@@ -55,23 +65,37 @@ def fmt_num(v, digits=3):
     return f"{v:.{digits}f}"
 
 
+def finite(x):
+    """x, or None where it is NaN or infinite (JSON has neither)."""
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
 def comparison_json(c, min_runs=None):
     """One row of --json (compare, report, gate): the same fields whoever prints it."""
     def side(v):
-        return {"mean": float(np.mean(v)), "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0,
-                "runs": len(v)}
+        return {"mean": finite(np.mean(v)) if len(v) else None,
+                "sd": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, "runs": len(v)}
     return {"benchmark": c.key.benchmark, "params": c.key.params, "metric": c.metric,
             "unit": c.unit, "direction": better(c.direction), "before": side(c.a),
-            "after": side(c.b), "delta_pct": c.delta_pct,
-            "ci": [None if math.isnan(x) else x for x in (c.ci_low, c.ci_high)],
+            "after": side(c.b), "delta_pct": finite(c.delta_pct),
+            "ci": [finite(x) for x in (c.ci_low, c.ci_high)],
             "ci_reliable": min_runs is None or not too_few(c, min_runs),
-            "p_holm": None if math.isnan(c.p_adj) else c.p_adj,
-            "mde_pct": None if math.isnan(c.mde) else c.mde, "verdict": c.verdict,
+            "p_holm": finite(c.p_adj), "mde_pct": finite(c.mde), "verdict": c.verdict,
             "result": c.result}
 
 
-def print_json(rows, **extra):
-    print(json.dumps(dict(extra, rows=rows), indent=1, sort_keys=True))
+def judgement_json(judged, policy):
+    """The fields every tool's --json shares: a row per configuration, the
+    clock, the environments that must match but differ, the geomean."""
+    g = geomean(judged.compared)
+    return {"rows": [comparison_json(c, rules_for(policy, c.key.benchmark)["min_runs"])
+                     for c in judged.rows],
+            "clock": judged.clock, "environment_mismatch": judged.mismatch,
+            "geomean": vars(g) if g else None}
+
+
+def print_json(doc, **extra):
+    print(json.dumps(dict(extra, **doc), indent=1, sort_keys=True))
 
 
 def summary_table(runs, metric, fmt="text", width=None):

@@ -21,6 +21,13 @@ from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MISS_RATIOS,
 from .paths import RESULTS
 
 
+# Metrics that only a positive value makes sense of: rates, times per op, bytes.
+POSITIVE_METRICS = {"figure", "throughput", "latency", "kernel_rate", "bytes_per_element"}
+# No figure of a map benchmark comes near this (ns, B, ops/s or counts per op):
+# a larger one is a corrupt file, and would overflow the statistics.
+POSSIBLE = 1e15
+
+
 def label_dir(label):
     """Where a set's runs go: results/LABEL, or LABEL itself when it is a path."""
     return RESULTS / label if "/" not in label else Path(label)
@@ -31,9 +38,10 @@ def runs_of_document(doc, source):
     Skipped for a run that did not complete or measured nothing."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(f"{source}: not a mapbench result (no \"schema\": \"{SCHEMA}\")")
-    if doc.get("schema_version") not in SCHEMA_VERSIONS:
-        raise InputError(f"{source}: schema_version {doc.get('schema_version')} is not supported "
-                         f"(this mapbench reads {', '.join(map(str, SCHEMA_VERSIONS))}); "
+    version = doc.get("schema_version")
+    if isinstance(version, bool) or version not in SCHEMA_VERSIONS:
+        raise InputError(f"{source}: schema_version {json.dumps(version)} is not supported "
+                         f"(this mapbench reads the numbers {', '.join(map(str, SCHEMA_VERSIONS))}); "
                          "rerun ./bench to rewrite it")
     try:
         return _runs_of(upgrade(doc, source), source)
@@ -89,10 +97,14 @@ def _runs_of(doc, source):
         return [Skipped(source, doc["benchmark"], params, "no measured samples")]
 
     def median(field):
-        return float(np.median([s[field] for s in measured]))
+        """The median of the samples that have the field (null: not measured)."""
+        values = [s[field] for s in measured if s.get(field) is not None]
+        return float(np.median(values)) if values else None
     figure = doc["summary"]["figure"]
-    metrics = {"throughput": median("throughput_mops"), "latency": median("latency_ns"),
-               "figure": median("figure"), "kernel_rate": median("kernel_mops_per_producer")}
+    metrics = {m: v for m, v in (("throughput", median("throughput_mops")),
+                                 ("latency", median("latency_ns")), ("figure", median("figure")),
+                                 ("kernel_rate", median("kernel_mops_per_producer")))
+               if v is not None}
     batches = doc["summary"].get("batches") or {}
     for m in PERCENTILES:
         if batches.get(f"{m}_ns") is not None:
@@ -188,10 +200,31 @@ def load_path(path, pool_boots=True):
     if not found:
         raise InputError(f"{path}: no mapbench results or kernel bench summaries in it")
     measured = [r for r in found if isinstance(r, Run)]
+    for r in measured:
+        check_figures(r)
     runs = Runs(per_boot(measured) if pool_boots else measured,
                 [r for r in found if isinstance(r, Skipped)])
     check_one_set(runs, path)
     return runs
+
+
+def check_figures(run):
+    """Refuse a run whose figures no kernel could have given: not finite,
+    negative, zero where only a positive value means anything (a rate, a
+    time, bytes), or beyond POSSIBLE."""
+    for metric, v in run.metrics.items():
+        why = None
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            why = "is not a finite number"
+        elif v < 0:
+            why = "is negative"
+        elif v == 0 and metric in POSITIVE_METRICS:
+            why = "is 0, which no completed run measures"
+        elif v > POSSIBLE:
+            why = f"is over {POSSIBLE:g}"
+        if why:
+            raise InputError(f"{run.source}: {run.benchmark}'s {metric} ({v!r}) {why}; "
+                             "this file cannot be a measurement: remove it or rerun")
 
 
 def boot_of(env):

@@ -1,15 +1,16 @@
 """Statistics of two sets of runs: deltas, bootstrap intervals, tests,
 minimum detectable effects, Holm's correction, outliers. No printing and no
 exits: what a caller should know comes back as values."""
+import functools
 import math
 import warnings
 from dataclasses import dataclass
+from math import comb
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.power import TTestIndPower, TTestPower
+from scipy import optimize, stats
 
-from .model import Configuration
+from .model import Configuration, InputError
 from .results import groups
 
 
@@ -52,20 +53,289 @@ def ratio_ci(a, b, level=0.95, resamples=10000):
     return (lo - 1) * 100, (hi - 1) * 100
 
 
+def _t_mde(se, df, level, power):
+    """The smallest shift a two-sided t test at level with this standard
+    error and these (known) degrees of freedom finds with the given power
+    (noncentral t), in the data's unit."""
+    if se == 0:
+        return 0.0
+    crit = stats.t.ppf(1 - level / 2, df)
+
+    def short(nc):
+        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
+    hi = crit + 10
+    while short(hi) < 0:
+        hi *= 2
+    return optimize.brentq(short, 0, hi, xtol=1e-6) * se
+
+
+# Trials of the simulated power analyses (fixed seeds: a figure repeats), and
+# the most runs a side a simulation draws; past it a test's MDE comes from
+# its large-sample formula.
+TRIALS = 2000
+SIMULATED_RUNS = 30
+
+
+@functools.lru_cache(maxsize=4096)
+def _simulated_shift(test, na, nb, sd_a, sd_b, level, power):
+    """The smallest shift of b's mean, in units of the larger sd, that the
+    test finds at level in `power` of the trials, on Gaussian runs with these
+    sds (the larger 1): bisection on common random numbers, so the rate rises
+    with the shift. inf where even 64 sds are not seen."""
+    rng = np.random.default_rng(20261203)
+    x = rng.standard_normal((TRIALS, na)) * sd_a
+    y = rng.standard_normal((TRIALS, nb)) * sd_b
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        rate = TESTS[test].rejection_rate(x, y, level)
+    lo, hi = 0.0, 64.0
+    if rate(hi) < power:
+        return math.inf
+    for _ in range(24):     # to 64 / 2^24 sd
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if rate(mid) >= power else (mid, hi)
+    return hi
+
+
+class TwoSample:
+    """A test of two independent sets. Its MDE is the change it finds with
+    the given power on Gaussian runs of each set's own spread and count,
+    simulated with the test itself (so Welch's estimated degrees of freedom,
+    Yuen's trimming, the range rule's ranges and the rank test's steps all
+    count); past SIMULATED_RUNS a side, a large-sample formula. A test
+    whose scale does not move with a shift gives, per trial, the gap d and
+    the bar k it must clear (|shift + d| > k rejects), so any shift's
+    rejection rate is one comparison."""
+    name = words = ""
+
+    def p(self, a, b):
+        return float(self.pvalues(np.asarray(a)[None, :], np.asarray(b)[None, :])[0])
+
+    def rejection_rate(self, x, y, level):
+        d, k = self.gap_and_bar(x, y, level)
+        return lambda shift: np.mean(np.abs(shift + d) > k)
+
+    def smallest_p(self, na, nb):
+        return 0.0
+
+    def mde(self, a, b, level, power, n=None):
+        na, nb = (n, n) if n else (len(a), len(b))
+        sd_a, sd_b = np.std(a, ddof=1), np.std(b, ddof=1)
+        scale = max(sd_a, sd_b)
+        if scale == 0:
+            return 0.0
+        if min(na, nb) > SIMULATED_RUNS:
+            shift = self.large_sample_mde(sd_a, sd_b, na, nb, level, power)
+        else:
+            shift = scale * _simulated_shift(self.name, na, nb, round(sd_a / scale, 3),
+                                             round(sd_b / scale, 3), level, power)
+        return shift / abs(np.mean(a)) * 100
+
+    def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
+        """Welch's noncentral t, its degrees of freedom as large samples give them."""
+        ea, eb = sd_a ** 2 / na, sd_b ** 2 / nb
+        df = (ea + eb) ** 2 / (ea ** 2 / (na - 1) + eb ** 2 / (nb - 1))
+        return _t_mde(math.sqrt(ea + eb), df, level, power)
+
+
+def _t_bar(err_a, err_b, df_a, df_b, level):
+    """Welch's bar per trial: the critical t at its Welch-Satterthwaite
+    degrees of freedom times its standard error (0 where there is no spread).
+    Those degrees of freedom lie between the smaller side's and the sum, and
+    the critical t is smooth in them: interpolated on a grid there."""
+    se2 = err_a + err_b
+    with np.errstate(all="ignore"):
+        df = se2 ** 2 / (err_a ** 2 / df_a + err_b ** 2 / df_b)
+    grid = np.geomspace(min(df_a, df_b), df_a + df_b, 256)
+    crit = np.interp(np.log(np.where(se2 > 0, df, 1.0)), np.log(grid),
+                     stats.t.ppf(1 - level / 2, grid))
+    return np.where(se2 > 0, crit * np.sqrt(se2), 0.0)
+
+
+class Welch(TwoSample):
+    """Welch's t: means, each set with its own variance."""
+    name, words = "welch", "Welch t"
+
+    def pvalues(self, x, y):
+        return stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue
+
+    def gap_and_bar(self, x, y, level):
+        na, nb = x.shape[1], y.shape[1]
+        return (y.mean(axis=1) - x.mean(axis=1),
+                _t_bar(x.var(axis=1, ddof=1) / na, y.var(axis=1, ddof=1) / nb, na - 1, nb - 1,
+                       level))
+
+
+def _trimmed(v, trim=0.2):
+    """Per row: (20%-trimmed mean, Yuen's squared standard error, runs kept)."""
+    n = v.shape[1]
+    g = int(trim * n)
+    v = np.sort(v, axis=1)
+    kept = n - 2 * g
+    winsorized = np.clip(v, v[:, g:g + 1], v[:, n - g - 1:n - g])
+    return (v[:, g:n - g].mean(axis=1),
+            (n - 1) * winsorized.var(axis=1, ddof=1) / (kept * (kept - 1)), kept)
+
+
+class Yuen(TwoSample):
+    """Yuen's t: Welch's test on 20%-trimmed means, robust to one bad run."""
+    name, words = "yuen", "Yuen trimmed t"
+
+    def pvalues(self, x, y):
+        return stats.ttest_ind(x, y, axis=1, equal_var=False, trim=0.2).pvalue
+
+    def gap_and_bar(self, x, y, level):
+        (ma, ea, ha), (mb, eb, hb) = _trimmed(x), _trimmed(y)
+        return mb - ma, _t_bar(ea, eb, ha - 1, hb - 1, level)
+
+    def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
+        # trimmed means of Gaussian runs: about 1.06 times the mean's standard error
+        return 1.06 * super().large_sample_mde(sd_a, sd_b, na, nb, level, power)
+
+
+@functools.lru_cache(maxsize=None)
+def _u_null(na, nb):
+    """The exact distribution of Mann-Whitney's U (b's runs above a's) for
+    na and nb runs without ties, as probabilities of U = 0 .. na * nb."""
+    # f[i][j]: the counts for i runs of a and j of b, by U
+    f = [[np.ones(1) for _ in range(nb + 1)] for _ in range(na + 1)]
+    for i in range(1, na + 1):
+        for j in range(1, nb + 1):
+            b_top = np.concatenate([np.zeros(i), f[i][j - 1]])  # the largest is b's: above i
+            a_top = f[i - 1][j]
+            size = max(len(b_top), len(a_top))
+            f[i][j] = np.pad(b_top, (0, size - len(b_top))) + np.pad(a_top, (0, size - len(a_top)))
+    return f[na][nb] / f[na][nb].sum()
+
+
+@functools.lru_cache(maxsize=None)
+def _u_exact_p(na, nb):
+    """The two-sided exact p of each U."""
+    pmf = _u_null(na, nb)
+    low, high = np.cumsum(pmf), np.cumsum(pmf[::-1])[::-1]
+    return np.minimum(1, 2 * np.minimum(low, high))
+
+
+# scipy's mannwhitneyu is exact up to this many runs a side (without ties),
+# and uses the normal approximation with a continuity correction past it.
+EXACT_U_RUNS = 8
+
+
+class MannWhitney(TwoSample):
+    """Mann-Whitney U: ranks. Its exact p cannot fall below 2 / C(na + nb, na):
+    with 2 runs a side, never below 1/3."""
+    name, words = "mwu", "Mann-Whitney U"
+
+    def p(self, a, b):
+        return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+    def pvalues(self, x, y):
+        """scipy's p for runs without ties (Gaussian ones), from U directly."""
+        na, nb = x.shape[1], y.shape[1]
+        u = (y[:, None, :] > x[:, :, None]).sum(axis=(1, 2))
+        if max(na, nb) <= EXACT_U_RUNS:
+            return _u_exact_p(na, nb)[u]
+        mu, sigma = na * nb / 2, math.sqrt(na * nb * (na + nb + 1) / 12)
+        z = (np.maximum(u, na * nb - u) - mu - 0.5) / sigma
+        return np.minimum(1, 2 * stats.norm.sf(z))
+
+    def smallest_p(self, na, nb):
+        return min(1.0, 2 / comb(na + nb, na))
+
+    def rejection_rate(self, x, y, level):
+        return lambda shift: np.mean(self.pvalues(x, y + shift) < level)
+
+    def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
+        # its efficiency against the t test on Gaussian runs is 3/pi
+        return super().large_sample_mde(sd_a, sd_b, na, nb, level, power) / math.sqrt(3 / math.pi)
+
+
+# Draws of the range rule's null distribution (fewer for many runs, to bound memory).
+NULL_DRAWS = 200000
+
+
+def _range_statistic(a, b):
+    """|mean(b) - mean(a)| over the larger of the two sets' ranges, per row."""
+    gap = np.abs(np.mean(b, axis=-1) - np.mean(a, axis=-1))
+    spread = np.maximum(np.ptp(a, axis=-1), np.ptp(b, axis=-1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(spread > 0, gap / np.where(spread > 0, spread, 1),
+                        np.where(gap > 0, np.inf, 0.0))
+
+
+@functools.lru_cache(maxsize=None)
+def _range_null(na, nb):
+    """The range statistic of pairs of Gaussian sets alike, sorted."""
+    rng = np.random.default_rng(2026)
+    draws = min(NULL_DRAWS, int(8e6 // (na + nb)))
+    return np.sort(_range_statistic(rng.standard_normal((draws, na)),
+                                    rng.standard_normal((draws, nb))))
+
+
+class Range(TwoSample):
+    """The range rule, for a clock with almost no noise (icount) and a few
+    boots a side: the gap between the means in units of the larger range
+    within either set. Its p is the share of pairs of Gaussian sets alike
+    whose gap is as large (simulated once per run count), so it holds alpha
+    as the t tests do. With 2 boots a side Welch's t has one degree of
+    freedom and needs 64 standard errors at 0.01; the rule needs 5.6 ranges."""
+    name, words = "range", "range rule"
+
+    def pvalues(self, x, y):
+        null = _range_null(x.shape[-1], y.shape[-1])
+        t = _range_statistic(x, y)
+        p = (len(null) - np.searchsorted(null, t, side="left") + 1) / (len(null) + 1)
+        return np.where(t == 0, 1.0, p)
+
+    def smallest_p(self, na, nb):
+        return 1 / (len(_range_null(na, nb)) + 1)
+
+    def gap_and_bar(self, x, y, level):
+        spread = np.maximum(np.ptp(x, axis=1), np.ptp(y, axis=1))
+        # p <= level where the gap is past the null's (1 - level) quantile
+        return y.mean(axis=1) - x.mean(axis=1), range_critical(x.shape[1], y.shape[1], level) * spread
+
+    def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
+        scale = max(sd_a, sd_b)
+        return scale * _simulated_shift(self.name, na, nb, round(sd_a / scale, 3),
+                                        round(sd_b / scale, 3), level, power)
+
+
+def range_critical(na, nb, level):
+    """How many times the larger range the gap must be to reach level."""
+    null = _range_null(na, nb)
+    return float(null[min(len(null) - 1, int(math.ceil((1 - level) * len(null))))])
+
+
+class Paired:
+    """A paired t on the rounds' relative differences b/a - 1 (run i of a
+    with run i of b): slow drift of the machine hits both runs of a round.
+    A one-sample t with n - 1 degrees of freedom: its power is exact."""
+    name, words = "paired", "paired t on the rounds"
+
+    def p(self, a, b):
+        return paired_p(a, b)
+
+    def smallest_p(self, na, nb):
+        return 0.0
+
+    def mde(self, a, b, level, power, n=None):
+        r = np.asarray(b) / np.asarray(a) - 1
+        k = n or len(r)
+        return _t_mde(np.std(r, ddof=1) / math.sqrt(k), k - 1, level, power) * 100
+
+
+TESTS = {t.name: t for t in (Welch(), Yuen(), MannWhitney(), Range(), Paired())}
+
+
 def p_value(a, b, test):
     if len(a) < 2 or len(b) < 2:
         return math.nan
     if np.all(a == a[0]) and np.all(b == b[0]):
-        return 1.0 if a[0] == b[0] else 0.0
-    if test == "welch":
-        return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    if test == "yuen":     # Welch's t on 20%-trimmed means: robust to an outlier run
-        return float(stats.ttest_ind(a, b, equal_var=False, trim=0.2).pvalue)
-    return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-
-
-_POWER = TTestIndPower()
-_POWER_PAIRED = TTestPower()
+        return 1.0 if a[0] == b[0] else TESTS[test].smallest_p(len(a), len(b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # near-equal runs: scipy warns of lost precision
+        return TESTS[test].p(a, b)
 
 
 def pooled_sd(a, b):
@@ -73,53 +343,41 @@ def pooled_sd(a, b):
                      (len(a) + len(b) - 2))
 
 
-def _solve(model=_POWER, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(model.solve_power(alpha=kw.pop("alpha"), power=kw.pop("power"),
-                                       alternative="two-sided", **kw))
-
-
-def mde_pct(a, b, alpha, power=0.8):
-    """The minimum detectable effect: the smallest change, in % of the first
-    set's mean, that a two-sided two-sample t-test at alpha finds with the
-    given power, for these run counts and their pooled run-to-run sd
-    (statsmodels' TTestIndPower). NaN with fewer than two runs a side."""
+def mde_of_test(test, a, b, alpha, power=0.8):
+    """The minimum detectable effect of the test that judges a and b: the
+    smallest change, in % of a's mean, that this test finds at alpha with the
+    given power, for these run counts and spreads. NaN with fewer than two
+    runs a side."""
     if len(a) < 2 or len(b) < 2 or not np.mean(a):
         return math.nan
-    sd = pooled_sd(a, b)
-    if sd == 0:
-        return 0.0
-    d = _solve(effect_size=None, nobs1=len(a), ratio=len(b) / len(a), alpha=alpha, power=power)
-    return d * sd / abs(np.mean(a)) * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(TESTS[test].mde(a, b, alpha, power))
 
 
-def runs_needed(a, b, pct, alpha, power=0.8):
-    """Runs a side that would detect a change of pct % with this noise."""
+# The most runs a side runs_needed looks at.
+MAX_RUNS = 200
+
+
+def runs_needed(test, a, b, pct, alpha, power=0.8):
+    """The fewest runs a side (of these spreads) at which the test's MDE is
+    pct % or less; MAX_RUNS + 1 where even MAX_RUNS would not do."""
     if len(a) < 2 or len(b) < 2 or not pct:
         return math.nan
-    sd = pooled_sd(a, b)
-    if sd == 0:
-        return 2
-    d = pct / 100 * abs(np.mean(a)) / sd
-    # Near-zero noise (the icount clock) makes d huge, where the solver's
-    # noncentral t overflows: two runs do once d is past what two runs see.
-    if d >= _solve(effect_size=None, nobs1=2, ratio=1.0, alpha=alpha, power=power):
-        return 2
-    return max(2, math.ceil(_solve(effect_size=d, nobs1=None, ratio=1.0, alpha=alpha, power=power)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
 
-
-def paired_mde_pct(a, b, alpha, power=0.8):
-    """The MDE of a paired comparison (run i of a with run i of b, e.g. the
-    same round of an interleaved A/B): from the sd of the per-pair relative
-    differences, with a one-sample t power analysis."""
-    r = np.asarray(b) / np.asarray(a) - 1
-    if len(r) < 2:
-        return math.nan
-    sd = np.std(r, ddof=1)
-    if sd == 0:
-        return 0.0
-    return _solve(_POWER_PAIRED, effect_size=None, nobs=len(r), alpha=alpha, power=power) * sd * 100
+        def sees(n):
+            return TESTS[test].mde(a, b, alpha, power, n=n) <= pct
+        lo, hi = 1, 2
+        while not sees(hi):
+            if hi >= MAX_RUNS:
+                return MAX_RUNS + 1
+            lo, hi = hi, min(2 * hi, MAX_RUNS)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if sees(mid) else (mid, hi)
+        return hi
 
 
 def sequential_look(a, b, target_pct, alpha, looks, power=0.8, paired=False):
@@ -134,8 +392,9 @@ def sequential_look(a, b, target_pct, alpha, looks, power=0.8, paired=False):
     a, b = np.asarray(a), np.asarray(b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p = paired_p(a, b) if paired else p_value(a, b, "welch")
-        mde = mde_of_test("paired" if paired else "welch", a, b, level, power)
+        test = "paired" if paired else "welch"
+        p = p_value(a, b, test)
+        mde = mde_of_test(test, a, b, level, power)
     if p < level:
         return "difference", delta, p, mde
     if mde < target_pct:
@@ -205,34 +464,41 @@ def paired_p(a, b):
     return float(stats.ttest_1samp(r, 0).pvalue)
 
 
-def compare(a_runs, b_runs, metric, test="mwu", level=0.95, ignore=()):
+def bare_unit(unit):
+    """A unit without its clock or model ("M ops/s [icount: ...]" -> "M ops/s"):
+    sets on different clocks are refused as environments, not as units."""
+    return unit.split(" [")[0]
+
+
+def compare(a_runs, b_runs, metric, test="welch", level=0.95, ignore=()):
     """One Comparison per group present in both sets; parameters in ignore do
     not take part in matching (e.g. max_entries, to set two sizes side by side).
-    test "paired" compares the runs of the same round only (Run.round)."""
+    test "paired" compares the runs of the same round only (Run.round). A
+    group whose unit differs between the sets is refused (InputError)."""
     ga, gb = groups(a_runs, metric, ignore), groups(b_runs, metric, ignore)
     first = {}
-    for r in a_runs:
-        if metric in r.metrics:
-            first.setdefault(r.key(ignore), r)
+    for side, runs in enumerate((a_runs, b_runs)):
+        for r in runs:
+            if metric in r.metrics:
+                first.setdefault((side, r.key(ignore)), r)
     out = []
     for key in sorted(set(ga) & set(gb)):
+        units = [bare_unit(first[(side, key)].unit(metric)) for side in (0, 1)]
+        if units[0] != units[1]:
+            raise InputError(f"{key.benchmark}: its {metric} is in {units[0]} before and "
+                             f"{units[1]} after; compare results of one unit")
         a, b = ga[key], gb[key]
         if test == "paired":
             a, b = paired(a_runs, b_runs, metric, key, ignore)
             if not len(a):
                 continue
         delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
-        lo, hi = ratio_ci(a, b, level)
-        p = paired_p(a, b) if test == "paired" else p_value(a, b, test)
+        lo, hi = ratio_ci(a, b, level) if np.mean(a) else (math.nan, math.nan)
+        p = p_value(a, b, test)
         out.append(Comparison(key, metric, a, b, delta, lo, hi, p,
-                              direction=first[key].direction(metric),
-                              unit=first[key].unit(metric)))
-    return out, sorted(set(ga) ^ set(gb))
-
-
-def mde_of_test(test, a, b, alpha, power=0.8):
-    """The MDE of the test that judges a and b: paired or two-sample."""
-    return paired_mde_pct(a, b, alpha, power) if test == "paired" else mde_pct(a, b, alpha, power)
+                              direction=first[(0, key)].direction(metric),
+                              unit=first[(0, key)].unit(metric)))
+    return out
 
 
 def too_few(c, min_runs):
@@ -243,16 +509,19 @@ def too_few(c, min_runs):
     return f"too few runs ({len(c.a)}/{len(c.b)} of {min_runs} a side: {more} more)"
 
 
+# The one convention of every geomean: each ratio turned so that above 1 is better.
+GEOMEAN_WORDS = "+ is better"
+
+
 @dataclass
 class Geomean:
-    """One number for a table: the geometric mean of its after/before ratios
-    (oriented so that above 1 is better where the rows' directions differ),
-    as a percent change, with a confidence interval."""
+    """One number for a table: the geometric mean of its after/before ratios,
+    each turned so that above 1 is better (a latency that halves counts as a
+    throughput that doubles), as a percent change, with a confidence interval."""
     delta_pct: float
     ci_low: float
     ci_high: float
     n: int
-    oriented: bool
 
 
 def geomean(comps, level=0.95):
@@ -262,21 +531,19 @@ def geomean(comps, level=0.95):
     rows = [c for c in comps if len(c.a) and len(c.b) and c.a.mean() > 0 and c.b.mean() > 0]
     if not rows:
         return None
-    oriented = len({c.direction for c in rows}) > 1
     logs, var = [], 0.0
     for c in rows:
-        sign = c.direction if oriented else 1
-        logs.append(sign * math.log(c.b.mean() / c.a.mean()))
+        logs.append(c.direction * math.log(c.b.mean() / c.a.mean()))
         for side in (c.a, c.b):
             if len(side) > 1:
                 var += side.var(ddof=1) / (len(side) * side.mean() ** 2)
     mean = float(np.mean(logs))
     half = stats.norm.ppf(0.5 + level / 2) * math.sqrt(var) / len(rows)
     return Geomean((math.exp(mean) - 1) * 100, (math.exp(mean - half) - 1) * 100,
-                   (math.exp(mean + half) - 1) * 100, len(rows), oriented)
+                   (math.exp(mean + half) - 1) * 100, len(rows))
 
 
 def geomean_text(g):
-    """"geomean -0.36% [-0.50, -0.21]% over 4" for a summary line."""
-    return (f"geomean {g.delta_pct:+.2f}% [{g.ci_low:+.2f}, {g.ci_high:+.2f}]% over {g.n}"
-            + (" (oriented: + is better)" if g.oriented else ""))
+    """"geomean -0.36% [-0.50, -0.21]% over 4 (+ is better)" for a summary line."""
+    return (f"geomean {g.delta_pct:+.2f}% [{g.ci_low:+.2f}, {g.ci_high:+.2f}]% over {g.n} "
+            f"({GEOMEAN_WORDS})")

@@ -7,18 +7,25 @@ of "verdict" in every tool's --json); its wording, with the reason, is the
 comparison's .result.
 """
 import json
-from math import comb
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import model, stats
+import numpy as np
 
-# Every tool's defaults: Welch's t at alpha 0.01, Holm-corrected over the
-# comparisons made together; the threshold and the runs a side follow the clock.
-DEFAULT = {"metric": model.DEFAULT_METRIC, "floor": 0.0, "alpha": 0.01, "test": "welch",
-           "power": 0.8, "allow_underpowered": False}
-CLOCK_DEFAULTS = {clock: {"threshold_pct": model.min_effect_of(clock), "min_runs": model.min_runs_of(clock)}
+from . import cli, model, results, stats
+
+# Every tool's defaults: alpha 0.01, Holm-corrected over the comparisons made
+# together; the test, the threshold and the runs a side follow the clock.
+DEFAULT = {"metric": model.DEFAULT_METRIC, "floor": 0.0, "alpha": 0.01, "power": 0.8,
+           "allow_underpowered": False}
+# Welch's t on the host clock; the range rule under icount, where two boots a
+# side leave Welch's t one degree of freedom (a gap of 64 standard errors).
+CLOCK_TESTS = {"host": "welch", "icount": "range"}
+CLOCK_DEFAULTS = {clock: {"threshold_pct": model.min_effect_of(clock),
+                          "min_runs": model.min_runs_of(clock), "test": CLOCK_TESTS[clock]}
                   for clock in ("host", "icount")}
-TESTS = ("welch", "yuen", "mwu", "paired")
+TESTS = tuple(stats.TESTS)
 NUMBER = (int, float)
 # key -> (types, check, what the value must be)
 RULES = {
@@ -32,9 +39,9 @@ RULES = {
     "allow_underpowered": (bool, lambda v: True, "true or false"),
 }
 
-REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE = \
-    "regression", "improvement", "negligible", "no change", "inconclusive"
-VERDICTS = (REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE)
+REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE, NEW = \
+    "regression", "improvement", "negligible", "no change", "inconclusive", "new"
+VERDICTS = (REGRESSION, IMPROVEMENT, NEGLIGIBLE, NO_CHANGE, INCONCLUSIVE, NEW)
 
 
 class PolicyError(model.InputError):
@@ -101,19 +108,19 @@ def rules_for(policy, bench):
     return dict(policy["default"], **policy["benchmarks"].get(bench, {}))
 
 
-def smallest_rank_p(n, m):
-    """The smallest two-sided p Mann-Whitney U can give with n and m runs."""
-    return min(1.0, 2 / comb(n + m, n))
-
-
 def decide(c, rules, level):
-    """(verdict, wording) of one comparison whose c.p_adj and c.mde are set."""
+    """(verdict, wording) of one comparison whose c.p_adj and c.mde are set.
+    "no change" only where the test that judged could have seen the
+    threshold, and the change it saw is not over it."""
     threshold = rules["threshold_pct"]
     few = stats.too_few(c, rules["min_runs"])
     if few:
         return INCONCLUSIVE, f"inconclusive: {few}"
-    if rules["test"] == "mwu" and smallest_rank_p(len(c.a), len(c.b)) >= level:
-        return INCONCLUSIVE, (f"inconclusive: Mann-Whitney U cannot reach p < {level:.2g} with "
+    if not math.isfinite(c.delta_pct):
+        return INCONCLUSIVE, "inconclusive: the mean before is 0, so no change in % exists"
+    test = stats.TESTS[rules["test"]]
+    if test.smallest_p(len(c.a), len(c.b)) >= level:
+        return INCONCLUSIVE, (f"inconclusive: {test.words} cannot reach p < {level:.2g} with "
                               f"{len(c.a)}/{len(c.b)} runs (use --test welch)")
     if c.p_adj < rules["alpha"]:
         if abs(c.delta_pct) <= threshold:
@@ -121,31 +128,103 @@ def decide(c, rules, level):
         if abs(c.b.mean() - c.a.mean()) < rules["floor"]:
             return NEGLIGIBLE, f"different, but under the floor of {rules['floor']:g} {c.unit}"
         return (IMPROVEMENT, "improvement") if c.good() > 0 else (REGRESSION, "REGRESSION")
-    if c.mde > threshold and not rules["allow_underpowered"]:
-        n = stats.runs_needed(c.a, c.b, threshold, level, rules["power"])
-        return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.1f}% > {threshold:g}%; "
-                              f"{n} runs a side would do)")
+    if rules["allow_underpowered"]:
+        return NO_CHANGE, "no significant change"
+    if c.mde > threshold or abs(c.delta_pct) > threshold:
+        n = stats.runs_needed(rules["test"], c.a, c.b, threshold, level, rules["power"])
+        more = f"more than {stats.MAX_RUNS}" if n > stats.MAX_RUNS else str(n)
+        seen = "" if c.mde > threshold else f", though {c.delta_pct:+.2f}% was seen"
+        return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.2g}% > {threshold:g}%"
+                              f"{seen}; {more} runs a side would do)")
     return NO_CHANGE, "no significant change"
 
 
+@dataclass
+class Judgement:
+    """Two sets judged under a policy: a row per configuration of either
+    set (compared, missing after, or new), the clock, and the environment
+    fields that must match but differ. Every tool prints and writes its
+    JSON from this, and the gate's exit status follows its rows."""
+    rows: list
+    clock: str
+    mismatch: list
+    warnings: list
+
+    @property
+    def compared(self):
+        return [c for c in self.rows if len(c.a) and len(c.b)]
+
+    def verdicts(self):
+        return [c.verdict for c in self.rows]
+
+    def status(self):
+        """The gate's exit status: a regression fails, anything unsure is
+        inconclusive, else a pass."""
+        if REGRESSION in self.verdicts():
+            return cli.EXIT_REGRESSION
+        if INCONCLUSIVE in self.verdicts():
+            return cli.EXIT_INCONCLUSIVE
+        return cli.EXIT_PASS
+
+
+def _runs_of(runs, key, ignore):
+    return [r for r in runs if r.key(ignore) == key]
+
+
+def _row(key, metric, runs, before, verdict, result):
+    """A row that could not be compared: its values on the side that has them."""
+    values = np.array([r.metrics[metric] for r in runs if metric in r.metrics], dtype=float)
+    first = runs[0]
+    c = stats.Comparison(key, metric, values if before else np.array([]),
+                         np.array([]) if before else values, math.nan, math.nan, math.nan,
+                         math.nan, direction=first.direction(metric), unit=first.unit(metric))
+    c.verdict, c.result = verdict, result
+    return c
+
+
+def _why_not_compared(key, metric, test, a, b, ignore):
+    """Why a configuration of the first set has no comparison."""
+    before, after = _runs_of(a, key, ignore), _runs_of(b, key, ignore)
+    if not any(metric in r.metrics for r in before):
+        return f"no {metric} in its runs before" + (
+            " or after" if after and not any(metric in r.metrics for r in after) else "")
+    if any(metric in r.metrics for r in after) and test == "paired":
+        return ("no round in common with the runs after (the paired test matches runs by "
+                "environment.round: ./bench --round N)")
+    if after:
+        return f"no {metric} in its runs after"
+    return next((s.why for s in getattr(b, "skipped", [])
+                 if model.Configuration.of(s.benchmark, s.params, ignore) == key), "no run after")
+
+
 def judge(a, b, policy, clock, ignore=()):
-    """Every configuration in both sets, compared by its benchmark's metric
-    and test and judged by its rules: Comparisons with p_adj (Holm over all
-    of them, whatever their metric), mde (at Holm's strictest step), verdict
-    and result set; and the configurations found in one set only."""
+    """Every configuration of either set, judged by its benchmark's metric,
+    test and rules. Compared rows get p_adj (Holm over all of them, whatever
+    their metric), mde (of the test that judged, at Holm's strictest step),
+    verdict and result; a configuration of the first set that the second
+    cannot match is inconclusive with the reason; one of the second only is
+    NEW. Environments that must match but differ make every row inconclusive."""
     apply_clock_defaults(policy, clock)
     benches = sorted({r.benchmark for r in a} | {r.benchmark for r in b})
-    by_metric = {}
+    by_rule = {}
     for bench in benches:
         rules = rules_for(policy, bench)
-        by_metric.setdefault((rules["metric"], rules["test"]), []).append(bench)
-    comps, unmatched = [], []
-    for (metric, test), names in by_metric.items():
+        by_rule.setdefault((rules["metric"], rules["test"]), []).append(bench)
+    comps, absent = [], []
+    for (metric, test), names in by_rule.items():
         sub_a = [r for r in a if r.benchmark in names]
         sub_b = [r for r in b if r.benchmark in names]
-        found, alone = stats.compare(sub_a, sub_b, metric, test, ignore=ignore)
+        found = stats.compare(sub_a, sub_b, metric, test, ignore=ignore)
         comps += found
-        unmatched += alone
+        done = {c.key for c in found}
+        keys_a = {r.key(ignore) for r in sub_a}
+        for k in sorted(keys_a - done):
+            why = _why_not_compared(k, metric, test, a, b, ignore)
+            absent.append(_row(k, metric, _runs_of(sub_a, k, ignore), True, INCONCLUSIVE,
+                               f"inconclusive: {why}"))
+        for k in sorted({r.key(ignore) for r in sub_b if metric in r.metrics} - keys_a):
+            absent.append(_row(k, metric, _runs_of(sub_b, k, ignore), False, NEW,
+                               "new: only in the set after, nothing to compare with"))
     for c, p in zip(comps, stats.holm([c.p for c in comps])):
         c.p_adj = p
     for c in comps:
@@ -153,4 +232,11 @@ def judge(a, b, policy, clock, ignore=()):
         level = rules["alpha"] / len(comps)      # Holm's strictest step
         c.mde = stats.mde_of_test(rules["test"], c.a, c.b, level, rules["power"])
         c.verdict, c.result = decide(c, rules, level)
-    return comps, sorted(set(unmatched))
+    hard, soft = results.env_differences(a, b)
+    for c in comps:
+        if hard:
+            said = "" if c.verdict == INCONCLUSIVE else f" (the numbers alone: {c.result})"
+            c.verdict, c.result = INCONCLUSIVE, (f"inconclusive: environments must match but "
+                                                 f"differ in {'; '.join(hard)}{said}")
+    rows = sorted(comps + absent, key=lambda c: c.key)
+    return Judgement(rows, clock, hard, soft)

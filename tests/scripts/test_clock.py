@@ -26,7 +26,7 @@ def row(out, bench="htab-lookup"):
 def test_zero_variance_does_not_degenerate():
     a, b = np.full(3, 5.0), np.full(3, 5.0)
     assert stats.ratio_ci(a, b) == (0.0, 0.0)
-    assert stats.p_value(a, b, "welch") == 1.0 and stats.mde_pct(a, b, 0.01) == 0.0
+    assert stats.p_value(a, b, "welch") == 1.0 and stats.mde_of_test("welch", a, b, 0.01) == 0.0
     lo, hi = stats.ratio_ci(a, np.full(3, 5.05))
     assert lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
     assert stats.p_value(a, np.full(3, 5.05), "welch") == 0.0

@@ -88,7 +88,7 @@ def series_table(sets, names, policy):
             bench = results.label(model.Configuration.of(r["benchmark"], r["params"]), set())
             rows.append([title, bench, f"{output.fmt_num(r['before']['mean'])} -> "
                          f"{output.fmt_num(r['after']['mean'])} {r['unit']}",
-                         f"{r['delta_pct']:+.2f}%", f"{output.fmt_num(r['mde_pct'], 2)}%",
+                         output.fmt_pct(r["delta_pct"]), output.fmt_pct(r["mde_pct"], 2, sign=False),
                          r["result"]])
             if r["verdict"] == "regression" and not title.startswith("series"):
                 regressed.append(f"{title} ({bench}, {r['delta_pct']:+.2f}%)")

@@ -9,25 +9,29 @@ higher or lower is better. --json prints one document, a row per
 configuration, with the fields report --json and gate --json use.
 
 The verdict is the gate's (mapbench/verdict.py judges for every tool):
-Welch's t at alpha 0.01, Holm-corrected over the rows, a change must exceed
-the threshold to matter (--min-effect: 5% on the host clock, 0.5% on the
-icount clock) and 5 runs a side (2 boots on the icount clock) before any
-verdict. --policy reads the gate's policy file; the options below override
-it for every benchmark. Verdicts: REGRESSION, improvement, "different, but
-under PCT%: does not matter", "no significant change" (and the runs could
-have seen the threshold), or inconclusive (too few runs, or underpowered:
-the runs could not have seen a change of the threshold, and how many would).
+Welch's t at alpha 0.01 on the host clock and the range rule under icount,
+Holm-corrected over the rows; a change must exceed the threshold to matter
+(--min-effect: 5% on the host clock, 0.5% on the icount clock) and 5 runs a
+side (2 boots on the icount clock) before any verdict. --policy reads the
+gate's policy file; the options below override it for every benchmark.
+Verdicts: REGRESSION, improvement, "different, but under PCT%: does not
+matter", "no significant change" (and the test that judged could have seen
+the threshold), inconclusive (too few runs; underpowered: the test could
+not have seen a change of the threshold, and how many runs would; a
+configuration the other set cannot match; environments that must match
+but differ), or new (only after).
 
-MDE is the minimum detectable effect: the smallest change the runs could
-confirm at Holm's strictest level with --power, given their run-to-run noise
-(two-sample t power analysis, statsmodels). --test yuen compares 20%-trimmed
-means (robust to one bad run); outlier runs are listed either way. --test
-paired compares run N of BEFORE with run N of AFTER only (t on the per-round
-ratios, its MDE from their spread): for interleaved sets (scripts/suite ab,
-scripts/vmrun's alternating boots), where slow drift of the machine hits
-both runs of a round alike. --test mwu (Mann-Whitney U) cannot reach a small
-p with few runs (with 2 a side, never below 1/3): such a row is inconclusive
-and says so.
+MDE is the minimum detectable effect of the test that judged: the smallest
+change it confirms at Holm's strictest level with --power, given the runs'
+counts and each set's spread (simulated with the test itself, so Welch's
+degrees of freedom with 2 runs, Yuen's trimming and a rank test's steps all
+count). --test yuen compares 20%-trimmed means (robust to one bad run);
+outlier runs are listed either way. --test paired compares run N of BEFORE
+with run N of AFTER only (t on the per-round ratios): for interleaved sets
+(scripts/suite ab, scripts/vmrun's alternating boots), where slow drift of
+the machine hits both runs of a round alike. --test mwu (Mann-Whitney U)
+cannot reach a small p with few runs (with 2 a side, never below 1/3): such
+a row is inconclusive and says so. --test range is icount's default.
 
 --save-noise-floor stores an A/A comparison (two sets of one build on one
 kernel) in results/noise-floor.json as this machine's noise floor: later
@@ -51,13 +55,13 @@ def main(argv=None):
                     help="default: figure, each benchmark's own")
     ap.add_argument("--test", choices=verdict.TESTS,
                     help="Welch's t (default), Yuen's trimmed t, Mann-Whitney U, or paired t")
-    ap.add_argument("--alpha", type=float, help="default 0.01, Holm-corrected")
-    ap.add_argument("--power", type=float, help="for the MDE (default 0.8)")
-    ap.add_argument("--target", type=float, default=2.0,
+    ap.add_argument("--alpha", type=cli.PROBABILITY, help="default 0.01, Holm-corrected")
+    ap.add_argument("--power", type=cli.PROBABILITY, help="for the MDE (default 0.8)")
+    ap.add_argument("--target", type=cli.POSITIVE_PERCENT, default=2.0,
                     help="change (%%) the footer says how many runs would detect (default 2)")
-    ap.add_argument("--min-runs", type=int,
+    ap.add_argument("--min-runs", type=cli.RUNS,
                     help="runs a side a verdict needs (default 5; 2 on the icount clock)")
-    ap.add_argument("--min-effect", type=float, metavar="PCT",
+    ap.add_argument("--min-effect", type=cli.PERCENT, metavar="PCT",
                     help="smallest change that matters (default 5 on the host clock, 0.5 on "
                          "the icount clock): the gate's threshold_pct")
     ap.add_argument("--ignore", default="", help="parameters left out of matching, comma-separated")
@@ -76,30 +80,27 @@ def main(argv=None):
     cli.need_runs(a, args.before)
     cli.need_runs(b, args.after)
     clock = model.clock_of_runs(a, b)
-    comps, unmatched = verdict.judge(a, b, policy, clock,
-                                     ignore=tuple(filter(None, args.ignore.split(","))))
+    judged = verdict.judge(a, b, policy, clock, ignore=tuple(filter(None, args.ignore.split(","))))
+    comps = judged.compared
     if not comps:
         cli.die("no benchmark with the same parameters in both sets "
                 f"({policy['default']['metric']})")
     rules = policy["default"]
     if args.json:
-        g = stats.geomean(comps)
-        output.print_json([output.comparison_json(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])
-                           for c in comps], tool="compare", test=rules["test"], alpha=rules["alpha"],
-                          clock=clock, min_effect_pct=rules["threshold_pct"],
-                          geomean=vars(g) if g else None)
+        output.print_json(output.judgement_json(judged, policy), tool="compare",
+                          test=rules["test"], alpha=rules["alpha"],
+                          min_effect_pct=rules["threshold_pct"])
         return 0
     floor = noise_floor.noise_floor_of(args.noise_floor, comps, cpu_of(a))
-    print_table(comps, policy, floor, args)
+    print_table(judged.rows, policy, floor, args)
     print_footer(comps, policy, clock, args)
     for runs in (a, b):
         for metric in sorted({c.metric for c in comps}):
             output.report_outliers(runs, metric)
-    hard, soft = results.env_differences(a, b)
-    for w in hard + soft:
+    for w in judged.mismatch:
+        print(f"warning: environments must match but differ in {w}: no verdict")
+    for w in judged.warnings:
         print(f"warning: environments differ in {w}")
-    for key in unmatched:
-        print(f"note: only in one set: {key.benchmark} {key.canonical}")
     output.report_skipped(a, b)
     if args.save_noise_floor:
         noise_floor.save_noise_floor(args.noise_floor, comps, cpu_of(a))
@@ -112,6 +113,8 @@ def cpu_of(runs):
 
 
 def mean_sd(v):
+    if not len(v):
+        return "-"
     return f"{output.fmt_num(v.mean())} ± {output.fmt_num(v.std(ddof=1) if len(v) > 1 else 0)} ({len(v)})"
 
 
@@ -129,16 +132,15 @@ def print_table(comps, policy, floor, args):
             if c.ci_low == c.ci_low else "-"
         rows.append([results.label(c.key, varying)] +
                     ([] if one_kind else [f"{c.unit} ({model.better(c.direction).split()[0]})"]) +
-                    [mean_sd(c.a), mean_sd(c.b), f"{c.delta_pct:+.2f}%", ci,
-                     output.fmt_num(c.p_adj, 4), f"{output.fmt_num(c.mde, 1)}%"] +
+                    [mean_sd(c.a), mean_sd(c.b), output.fmt_pct(c.delta_pct), ci,
+                     output.fmt_num(c.p_adj, 4), output.fmt_pct(c.mde, 1, sign=False)] +
                     ([f"±{floor[c.key]:.1f}%" if c.key in floor else "-"] if floor else []) +
                     [c.result])
     g = stats.geomean(comps)
-    if g and len(comps) > 1:
+    if g and g.n > 1:
         rows.append([f"geomean of {g.n}"] + ([] if one_kind else ["ratio"]) +
                     ["-", "-", f"{g.delta_pct:+.2f}%", f"[{g.ci_low:+.1f}, {g.ci_high:+.1f}]%",
-                     "-", "-"] + (["-"] if floor else []) +
-                    ["oriented: + is better" if g.oriented else ""])
+                     "-", "-"] + (["-"] if floor else []) + [stats.GEOMEAN_WORDS])
     unit, dirn = next(iter(kinds))
     metric = comps[0].metric if len({c.metric for c in comps}) == 1 else "metric"
     first = f"Benchmark ({metric}: {unit}, {model.better(dirn)})" if one_kind else \
@@ -153,16 +155,12 @@ def print_table(comps, policy, floor, args):
               "not to be trusted")
 
 
-TEST_NAMES = {"welch": "Welch t", "yuen": "Yuen trimmed t", "mwu": "Mann-Whitney U",
-              "paired": "paired t on the rounds"}
-
-
 def print_footer(comps, policy, clock, args):
     """How many were tested, what the runs could see, and the clock's blind spot."""
     rules = policy["default"]
     tested = [c for c in comps if not stats.too_few(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])]
     if tested:
-        print(f"\n{len(tested)} of {len(comps)} comparisons tested ({TEST_NAMES[rules['test']]}, "
+        print(f"\n{len(tested)} of {len(comps)} comparisons tested ({stats.TESTS[rules['test']].words}, "
               f"alpha {rules['alpha']:g}, Holm-corrected over the {len(comps)}): a change must "
               f"exceed {rules['threshold_pct']:g}% to matter; about "
               f"{len(tested) * rules['alpha']:.2f} false alarms expected by chance.")
@@ -171,6 +169,7 @@ def print_footer(comps, policy, clock, args):
         print(f"\nNot one of the {len(comps)} comparison(s) was tested: each needs "
               f"{rules['min_runs']} runs a side and the fewest here is {fewest}; run "
               f"{rules['min_runs'] - fewest} more a side (or lower --min-runs).")
-    print(output.power_sentence(comps, rules["alpha"] / len(comps), rules["power"], args.target))
+    print(output.power_sentence(comps, rules["test"], rules["alpha"] / len(comps), rules["power"],
+                                args.target))
     for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):
         print(note)

@@ -1,21 +1,26 @@
 """CI gate: fail on a confirmed regression between two sets of mapbench
 results, not on noise.
 
-Exit status:
+Exit status (it follows the rows: any regression fails, any inconclusive
+row makes the gate inconclusive):
   0   pass: every benchmark of BEFORE was measured AFTER and none regressed
   1   regression confirmed (significant after Holm correction, beyond the
       threshold and the absolute floor)
-  2   inconclusive: too few runs; a pass that is underpowered (the runs could
-      not have seen a change of the threshold: MDE above it); a benchmark of
-      BEFORE missing, failed or unsupported AFTER; or environments that must
-      not be compared (also when the numbers differ)
-  3   tool error: unreadable input or policy
+  2   inconclusive: too few runs; a pass that the test that judged could
+      not have seen (its MDE above the threshold, or a change over the
+      threshold that is not significant); a benchmark of BEFORE missing,
+      failed or unsupported AFTER; or environments that must not be
+      compared (every row then says so, whatever the numbers)
+  3   tool error: unreadable input or policy, an impossible figure (not a
+      number, negative, zero) or a unit that changed between the sets
   64  usage error (bad command line)
 
-The verdicts come from mapbench/verdict.py, the engine compare, report and
-ab's per-patch table use too: the same sets under the same policy get the
-same verdict in every tool ("verdict" in --json: regression, improvement,
-negligible, no change or inconclusive).
+Every configuration of either set is a row: compared, "inconclusive" with
+the reason where AFTER cannot match it, or "new" where only AFTER has it
+(shown, not judged). The verdicts come from mapbench/verdict.py, the engine
+compare, report, plot and ab's per-patch table use too: the same sets under
+the same policy get the same verdict in every tool ("verdict" in --json:
+regression, improvement, negligible, no change, inconclusive or new).
 
 The policy file (JSON) sets, for all benchmarks and per benchmark:
   {"default": {"metric": "figure", "threshold_pct": 5, "floor": 0,
@@ -24,65 +29,58 @@ The policy file (JSON) sets, for all benchmarks and per benchmark:
    "benchmarks": {"lpm-trie-free": {"metric": "latency", "floor": 100000}}}
 threshold_pct is the smallest change that matters: a regression must be
 significant ("different") and worse by more than it ("matters"). Where the
-policy does not set them, threshold_pct and min_runs follow the clock of the
-runs: 5% and 5 runs on the host clock; 0.5% and 2 runs (boots) a side on
-the icount clock (scripts/vmrun under TCG), whose runs agree within 0.1%.
-metric "figure" (the default, as in compare, report and plot) is each
-benchmark's own figure in its unit; floor is in the metric's unit (the
-figure's, M ops/s, ns/op or B). Every value is checked before any result is
-read: a wrong type or range is one line and exit 3. --json prints one
-document, a row per configuration, with the fields compare --json uses. The default test is Welch's t: with five runs a side, Mann-Whitney U
-cannot reach a Holm-corrected alpha of 0.01 over several benchmarks; "yuen"
-compares 20%-trimmed means; "paired" pairs run N of each set (interleaved
-A/B runs: suite ab, vmrun) and tests the per-round ratios. The MDE is computed at alpha / (number of
-comparisons), Holm's strictest step, with the given power.
+policy does not set them, test, threshold_pct and min_runs follow the clock
+of the runs: Welch's t, 5% and 5 runs on the host clock; the range rule,
+0.5% and 2 runs (boots) a side on the icount clock (scripts/vmrun under
+TCG), whose runs agree within 0.1%. metric "figure" (the default, as in
+compare, report and plot) is each benchmark's own figure in its unit; floor
+is in the metric's unit. Every value is checked before any result is read:
+a wrong type or range is one line and exit 3. --json prints one document, a
+row per configuration, with the fields compare --json uses.
+
+The tests: "welch" (means, each set its own variance), "yuen" (20%-trimmed
+means), "mwu" (Mann-Whitney U: with 2 runs a side it cannot reach 0.01),
+"paired" (run N of each set: interleaved A/B runs, suite ab, vmrun), and
+"range" (the gap between the means in units of the larger range within a
+set, calibrated on Gaussian noise: for a clock with almost none). The MDE
+is that test's own, at alpha / (number of comparisons), Holm's strictest
+step, with the given power (docs/analysis.org).
 """
 import argparse
 
 from .. import cli, model, output, results, stats, verdict, where
 
 
-def judge(a, b, policy, clock, ignore=()):
-    """(comparisons, table rows, verdicts) over every benchmark in both sets."""
-    comps, _ = verdict.judge(a, b, policy, clock, ignore)
-    varying = results.varying_params([c.key for c in comps])
-    rows = [[results.label(c.key, varying), f"{c.metric} ({c.unit}, {model.better(c.direction)})",
-             f"{c.delta_pct:+.2f}%", f"{verdict.rules_for(policy, c.key.benchmark)['threshold_pct']:g}%",
-             f"{output.fmt_num(c.mde, 1)}%", output.fmt_num(c.p_adj, 4), c.result] for c in comps]
-    return comps, rows, [c.verdict for c in comps]
+def table_rows(judged, policy):
+    """A row per configuration: compared, missing after, or new."""
+    varying = results.varying_params([c.key for c in judged.rows])
+    return [[results.label(c.key, varying), f"{c.metric} ({c.unit}, {model.better(c.direction)})",
+             output.fmt_pct(c.delta_pct),
+             f"{verdict.rules_for(policy, c.key.benchmark)['threshold_pct']:g}%",
+             output.fmt_pct(c.mde, 1, sign=False), output.fmt_num(c.p_adj, 4), c.result]
+            for c in judged.rows]
 
 
-def unmeasured_after(a, b, comps, ignore=()):
-    """Rows for the configurations of BEFORE with no comparison: AFTER has
-    none of them, or only runs that failed or were unsupported, or (the
-    paired test) none of the same round."""
-    def key(x):
-        return model.Configuration.of(x.benchmark, x.params, ignore)
-    compared = {c.key for c in comps}
-    skipped_after = {}
-    for s in b.skipped:
-        skipped_after.setdefault(key(s), s.why)
-    measured_after = {key(r) for r in b}
-    rows = []
-    for k in sorted({key(r) for r in a} - compared):
-        why = skipped_after.get(k, "no round in common with the runs after (the paired test "
-                                   "matches runs by environment.round: ./bench --round N)"
-                                if k in measured_after else "no run after")
-        rows.append([results.label(k, results.varying_params([k] + list(compared))), "-", "-", "-", "-",
-                     "-", f"inconclusive: {why}"])
-    return rows
+STATUS_WORDS = {cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
+                cli.EXIT_INCONCLUSIVE: "inconclusive"}
 
 
-def exit_status(verdicts, env_mismatch):
-    """Environments that must not be compared make any verdict inconclusive;
-    otherwise a confirmed regression fails, and anything unsure is inconclusive."""
-    if env_mismatch:
-        return cli.EXIT_INCONCLUSIVE
-    if verdict.REGRESSION in verdicts:
-        return cli.EXIT_REGRESSION
-    if verdict.INCONCLUSIVE in verdicts:
-        return cli.EXIT_INCONCLUSIVE
-    return cli.EXIT_PASS
+def last_line(judged):
+    """"gate: FAIL, 1 regression(s) (3 of 4 passed; geomean ...)"."""
+    status, verdicts = judged.status(), judged.verdicts()
+    judged_rows = [v for v in verdicts if v != verdict.NEW]
+    passed = sum(v not in (verdict.REGRESSION, verdict.INCONCLUSIVE) for v in judged_rows)
+    head = {cli.EXIT_PASS: "gate: pass",
+            cli.EXIT_REGRESSION: f"gate: FAIL, {verdicts.count(verdict.REGRESSION)} regression(s)",
+            cli.EXIT_INCONCLUSIVE: "gate: inconclusive"}[status]
+    n = len(judged_rows)
+    counted = (f"{n} benchmarks" if passed == n else f"none of {n} passed" if not passed
+               else f"{passed} of {n} passed")
+    new = verdicts.count(verdict.NEW)
+    counted += f"; {new} new, not judged" if new else ""
+    comps = judged.compared
+    g = stats.geomean(comps) if len(comps) > 1 else None
+    return f"{head} ({counted}" + (f"; {stats.geomean_text(g)})" if g else ")")
 
 
 def main(argv=None):
@@ -100,44 +98,27 @@ def main(argv=None):
     a, b = results.load_path(args.before), results.load_path(args.after)
     cli.need_runs(a, args.before)
     clock = model.clock_of_runs(a, b)
-    ignore = tuple(filter(None, args.ignore.split(",")))
-    comps, rows, verdicts = judge(a, b, policy, clock, ignore)
-    missing = unmeasured_after(a, b, comps, ignore)
-    rows += missing
-    verdicts += [verdict.INCONCLUSIVE] * len(missing)
-    if not rows:
+    judged = verdict.judge(a, b, policy, clock, tuple(filter(None, args.ignore.split(","))))
+    if not judged.rows:
         cli.die("no benchmark with the same parameters in both sets")
-    hard, soft = results.env_differences(a, b)
-    status = exit_status(verdicts, bool(hard))
+    status = judged.status()
     if args.json:
-        output.print_json([output.comparison_json(c, verdict.rules_for(policy, c.key.benchmark)["min_runs"])
-                           for c in comps], tool="gate", exit_status=status,
-                          gate={cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
-                                cli.EXIT_INCONCLUSIVE: "inconclusive"}[status],
-                          unmeasured=[r[0] + ": " + r[-1] for r in missing], clock=clock,
-                          environment_mismatch=hard, where=where.lines(a, b))
+        output.print_json(output.judgement_json(judged, policy), tool="gate", exit_status=status,
+                          gate=STATUS_WORDS[status], where=where.lines(a, b))
         return status
-    print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)", "Result"],
-                              rows, left=(0, 1, 6)))
+    print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
+                               "Result"], table_rows(judged, policy), left=(0, 1, 6)))
     output.report_skipped(a, b)
-    for metric in sorted({c.metric for c in comps}):
+    for metric in sorted({c.metric for c in judged.rows}):
         output.report_outliers(a, metric)
         output.report_outliers(b, metric)
-    for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):
+    for note in sorted({model.clock_note(clock, c.metric) for c in judged.rows} - {None}):
         print(note)
     for line in where.lines(a, b):
         print(line)
-    for w in soft:
+    for w in judged.warnings:
         print(f"warning: environments differ in {w}")
-    for w in hard:
+    for w in judged.mismatch:
         print(f"error: environments must match but differ in {w}")
-    passed = sum(v not in (verdict.REGRESSION, verdict.INCONCLUSIVE) for v in verdicts)
-    print({cli.EXIT_PASS: "gate: pass",
-           cli.EXIT_REGRESSION: f"gate: FAIL, {verdicts.count(verdict.REGRESSION)} regression(s)",
-           cli.EXIT_INCONCLUSIVE: "gate: inconclusive"}[status] +
-          (f" ({len(rows)} benchmarks" if passed == len(rows) else
-           f" (none of {len(rows)} passed" if not passed else
-           f" ({passed} of {len(rows)} passed") +
-          (f"; {stats.geomean_text(g)})" if len(comps) > 1 and (g := stats.geomean(comps))
-           else ")"))
+    print(last_line(judged))
     return status

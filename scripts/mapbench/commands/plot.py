@@ -9,8 +9,9 @@
                                  another parameter on x (a sweep's); a linear axis, or three
                                  linear panels (small/medium/large); a second metric on y2
   plot BEFORE AFTER              the same, both sets: a colour per line, a dash per set
-  plot BEFORE AFTER --kind delta delta % per benchmark with its 95% CI and the noise band;
-                                 intervals from fewer than --min-runs runs a side are hollow
+  plot BEFORE AFTER --kind delta each benchmark's change with its 95% CI and the noise band,
+                                 turned so that better is up, coloured by the gate's verdict
+                                 (hollow: inconclusive, e.g. fewer than --min-runs runs a side)
 
 Files are named after the set(s) and the kind (plots/SET-curve.png, ...)
 unless --name says otherwise; legends name the sets by their folder.
@@ -23,13 +24,14 @@ Exit status: 0 the plot files were written (their paths printed), 3 unreadable
 input, nothing to plot or gnuplot failed, 64 usage error.
 """
 import argparse
+import math
 import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from .. import cli, model, results, stats
+from .. import cli, model, results, verdict
 from ..paths import ROOT
 
 TERMINALS = {"png": "pngcairo size 1000,600 enhanced font 'sans,11'",
@@ -262,39 +264,57 @@ unset multiplot"""
     return body, data
 
 
+# How the delta plot draws each verdict: colour, point type, legend.
+VERDICT_STYLE = {verdict.REGRESSION: ("#d62728", 7, "regression"),
+                 verdict.IMPROVEMENT: ("#2ca02c", 7, "improvement"),
+                 verdict.NEGLIGIBLE: ("#7f7f7f", 7, "different, under the threshold"),
+                 verdict.NO_CHANGE: ("#1f77b4", 7, "no significant change"),
+                 verdict.INCONCLUSIVE: ("#ff7f0e", 6, "inconclusive")}
+
+
 def delta(a, b, args):
+    """Each configuration's change turned so that up is better (a latency
+    that falls rises here), its 95% CI, coloured by the gate's verdict."""
     if not b:
         cli.die("--kind delta needs two sets: plot BEFORE AFTER --kind delta")
-    metric = args.metric
-    comps, _ = stats.compare(a, b, metric)
+    policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric,
+                              min_runs=args.min_runs)
+    judged = verdict.judge(a, b, policy, model.clock_of_runs(a, b))
+    comps = [c for c in judged.compared if math.isfinite(c.delta_pct)]
     if not comps:
         cli.die("no benchmark with the same parameters in both sets")
     varying = results.varying_params([c.key for c in comps])
     cvs = [c.a.std(ddof=1) / c.a.mean() * 100 for c in comps if len(c.a) > 1 and c.a.mean()]
     noise = 2 * float(np.median(cvs)) if cvs else 0.0
-    data = {"ok.dat": "", "few.dat": ""}
+    data = {}
     for i, c in enumerate(comps):
+        good = c.good()
         lo = c.ci_low if c.ci_low == c.ci_low else c.delta_pct
         hi = c.ci_high if c.ci_high == c.ci_high else c.delta_pct
-        data["few.dat" if stats.too_few(c, args.min_runs) else "ok.dat"] += \
-            f"{i} {c.delta_pct} {lo} {hi} {quoted(results.label(c.key, varying))}\n"
-    series = [f"'{name}' using 1:2:3:4:xtic(5) with yerrorbars pt {pt} ps 1.5 lw 2 title {quoted(title)}"
-              for name, pt, title in (
-                  ("ok.dat", 7, "delta % with 95% CI"),
-                  ("few.dat", 6, f"fewer than {args.min_runs} runs a side: interval not reliable"))
-              if data[name]]
+        lo, hi = sorted((lo * c.direction, hi * c.direction))
+        tick = f"{results.label(c.key, varying)}\\n({model.better(c.direction)})"
+        data[f"{c.verdict}.dat"] = data.get(f"{c.verdict}.dat", "") + \
+            f"{i} {good} {lo} {hi} {quoted(tick)}\n"
+    series = [f"'{v}.dat' using 1:2:3:4:xtic(5) with yerrorbars pt {pt} ps 1.5 lw 2 "
+              f"lc rgb '{colour}' title {quoted(words)}"
+              for v, (colour, pt, words) in VERDICT_STYLE.items() if f"{v}.dat" in data]
     n = len(comps)
-    body = f"""set title {quoted(args.title or f'{metric}: {set_name(args.after)} against {set_name(args.before)}, 95% CI')} noenhanced
-set ylabel 'change in {metric} (%)'
+    mismatch = f" (no verdict: environments differ in {'; '.join(judged.mismatch)})" \
+        if judged.mismatch else ""
+    title = args.title or (f"{args.metric}: {set_name(args.after)} against "
+                           f"{set_name(args.before)}, 95% CI{mismatch}")
+    body = f"""set title {quoted(title)} noenhanced
+set ylabel 'change in {args.metric}, better is up (%)'
 set xrange [-0.7:{n - 0.3}]
 set xtics rotate by -30 noenhanced
 set grid ytics
+set bmargin 9
 set key below noenhanced
 set style fill transparent solid 0.2 noborder
 plot {-noise} with filledcurves y1={noise} lc rgb 'gray' title 'noise band (±2 x median CV before: ±{noise:.1f}%)', \\
      {', '.join(series)}, \\
      0 with lines lc rgb 'black' notitle"""
-    return body, {k: v for k, v in data.items() if v}
+    return body, data
 
 
 def memory(a, b, args):
@@ -328,9 +348,9 @@ def main(argv=None):
     ap.add_argument("--kind", choices=["curve", "summary", "delta", "memory", "scaling"],
                     default="curve")
     ap.add_argument("--metric", choices=sorted(model.METRICS), default=model.DEFAULT_METRIC)
-    ap.add_argument("--min-runs", type=int,
-                    help="delta: fewer runs a side than this draw a hollow point "
-                         "(default 5; 2 on the icount clock)")
+    ap.add_argument("--min-runs", type=cli.RUNS,
+                    help="delta: runs a side a verdict needs (default 5; 2 on the icount clock)")
+    ap.add_argument("--policy", help="delta: the gate's policy file, for the verdicts")
     ap.add_argument("--by", default="map", help="curve: parameter that names the lines")
     ap.add_argument("--x", default="nr_entries", help="curve: the parameter on the x axis")
     ap.add_argument("--xscale", choices=["log", "lin", "split"], default="log",
@@ -344,8 +364,6 @@ def main(argv=None):
     args = ap.parse_args(argv)
     a = cli.need_runs(results.load_path(args.before), args.before)
     b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None
-    if args.min_runs is None:
-        args.min_runs = model.min_runs_of(model.clock_of_runs(a, b or []))
     name = args.name or "-vs-".join(set_name(p) for p in (args.before, args.after) if p) + \
         f"-{args.kind}"
     if args.kind == "summary":

@@ -98,6 +98,8 @@ def two_digits(x):
 
 
 def mean_sd(v, scale, digits):
+    if not len(v):
+        return "-"
     sd = v.std(ddof=1) if len(v) > 1 else 0.0
     return f"{v.mean() * scale:.{digits}f} ± {two_digits(sd * scale)}"
 
@@ -124,35 +126,39 @@ def seed_order(c):
 
 
 def delta_comparisons(a, b, args):
-    """The comparisons of the delta table, judged as the gate judges them."""
-    comps, _ = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
-    if not comps:
+    """Every configuration of the delta table, judged as the gate judges them."""
+    judged = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
+    if not judged.compared:
         cli.die(f"no benchmark with the same parameters in both sets ({args.metric})")
-    return sorted(comps, key=seed_order)
+    judged.rows.sort(key=seed_order)
+    return judged
 
 
 def delta_json(a, b, args):
-    return [output.comparison_json(c, verdict.rules_for(args.policy, c.key.benchmark)["min_runs"])
-            for c in delta_comparisons(a, b, args)]
+    return output.judgement_json(delta_comparisons(a, b, args), args.policy)
 
 
-def verdict_line(comps):
+def verdict_line(judged):
     """The rows' verdicts in one line, under the gate's rules; the rows
-    that changed are named."""
+    that changed, or could not be judged, are named."""
     by_verdict = {}
-    for c in comps:
+    for c in judged.rows:
         by_verdict.setdefault(c.verdict, []).append(c)
-    named = (verdict.REGRESSION, verdict.IMPROVEMENT)
+    named = (verdict.REGRESSION, verdict.IMPROVEMENT, verdict.NEW)
     parts = [f"{len(cs)} {word}" + (f" ({', '.join(seed_label(c.key, set()) for c in cs)})"
                                     if word in named else "")
              for word, cs in by_verdict.items()]
-    return "Verdicts (scripts/gate's rules): " + "; ".join(parts)
+    line = "Verdicts (scripts/gate's rules): " + "; ".join(parts)
+    if judged.mismatch:
+        line += f"\nNo verdict: environments must match but differ in {'; '.join(judged.mismatch)}"
+    return line
 
 
 def delta_table(a, b, args):
     metric = args.metric
-    comps = delta_comparisons(a, b, args)
-    print(verdict_line(comps))
+    judged = delta_comparisons(a, b, args)
+    comps = judged.rows
+    print(verdict_line(judged))
     scale = 1
     if metric == "throughput":
         scale = {"kops": 1e3, "mops": 1}[args.unit]
@@ -160,21 +166,29 @@ def delta_table(a, b, args):
     if metric == "throughput":
         units = dict.fromkeys(units, {"kops": "K ops/s", "mops": "M ops/s"}[args.unit])
     varying = results.varying_params([c.key for c in comps])
-    one_unit = len(set(units.values())) == 1
-    rows = [[seed_label(c.key, varying)] + ([] if one_unit else [units[c.key]]) +
-            [mean_sd(c.a, scale, 2), mean_sd(c.b, scale, 2), f"{c.delta_pct:+.2f}%"]
+    one_unit = len({(units[c.key], c.direction) for c in comps}) == 1
+    rows = [[seed_label(c.key, varying)] +
+            ([] if one_unit else [f"{units[c.key]} ({model.better(c.direction).split()[0]})"]) +
+            [mean_sd(c.a, scale, 2), mean_sd(c.b, scale, 2), output.fmt_pct(c.delta_pct)] +
+            ([] if c.verdict not in (verdict.INCONCLUSIVE, verdict.NEW) or len(c.a) and len(c.b)
+             else [c.result])
             for c in comps]
-    g = stats.geomean(comps)
-    if g and len(comps) > 1:
-        rows.append([f"geomean of {g.n}{' (+ is better)' if g.oriented else ''}"] +
+    g = stats.geomean(judged.compared)
+    if g and g.n > 1:
+        rows.append([f"geomean of {g.n} ({stats.GEOMEAN_WORDS})"] +
                     ([] if one_unit else ["ratio"]) + ["", "", f"{g.delta_pct:+.2f}% "
                     f"[{g.ci_low:+.1f}, {g.ci_high:+.1f}]"])
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
     dirs = {c.direction for c in comps}
-    said = [f"all in {next(iter(units.values()))}"] if one_unit else []
+    said = [f"all in {units[comps[0].key]}"] if one_unit else []
     said += [model.better(dirs.pop())] if len(dirs) == 1 else []
     first = f"Benchmark ({', '.join(said)})" if said else "Benchmark"
-    heads = [first] + ([] if one_unit else ["Unit"]) + ["Avg. Before", "Avg. After", "Delta"]
-    return output.render_table(heads, rows, args.format, args.width, left=(0,) if one_unit else (0, 1))
+    base = 4 if one_unit else 5
+    heads = [first] + ([] if one_unit else ["Unit (better)"]) + \
+        ["Avg. Before", "Avg. After", "Delta"] + ["Note"] * (width - base)
+    left = (0,) + ((1,) if not one_unit else ()) + ((base,) if width > base else ())
+    return output.render_table(heads, rows, args.format, args.width, left=left)
 
 
 def summary_table(a, b, args):
@@ -200,8 +214,13 @@ def memory_table(a, b, args):
     return output.render_table(heads, rows, args.format, args.width)
 
 
+# The matrix's own columns; any other parameter that varies names the row.
+MATRIX_COLUMNS = ("key_size", "max_entries", "nr_entries")
+
+
 def matrix_rows(a, b, args):
-    """{(key_size, max, nr): (A mean, B mean)} for the two sides."""
+    """(column names, {configuration: (A mean, B mean)}): every configuration
+    measured on both sides, keyed whole, so that no two share a row."""
     metric = args.metric
     sides = {}
     if args.by:
@@ -221,34 +240,42 @@ def matrix_rows(a, b, args):
                 if metric in r.metrics:
                     sides.setdefault(r.key(), {}).setdefault(side, []).append(r.metrics[metric])
         names = ("before", "after")
-    out = {}
-    for key, s in sides.items():
-        if False in s and True in s:
-            p = key.params
-            k = (p.get("key_size", 0), p.get("max_entries", 0), p.get("nr_entries", 0),
-                 key.benchmark)
-            out[k] = (np.mean(s[False]), np.mean(s[True]))
-    return names, out
+    cells = {key: (np.mean(s[False]), np.mean(s[True])) for key, s in sides.items()
+             if False in s and True in s}
+    one_side = sorted(key for key, s in sides.items() if not (False in s and True in s))
+    return names, cells, one_side
+
+
+def matrix_label(key, varying):
+    """The benchmark and whatever else varies, the matrix's columns left out."""
+    return results.label(key, varying - set(MATRIX_COLUMNS))
 
 
 def matrix_table(a, b, args):
     if not args.by and not b:
         cli.die("--style matrix needs --by PARAM=A,B or two sets")
-    names, cells = matrix_rows(a, b, args)
+    names, cells, one_side = matrix_rows(a, b, args)
     if not cells:
         cli.die("no configuration measured on both sides")
-    several = len({k[3] for k in cells}) > 1
+    varying = results.varying_params(list(cells) + one_side)
+    several = len({matrix_label(k, varying) for k in cells}) > 1
     rows = []
-    for (key, mx, nr, bench), (x, y) in sorted(cells.items()):
-        delta = round((y / x - 1) * 100) + 0
-        rows.append(([bench] if several else []) +
-                    [str(key), si(mx), si(nr), f"{x:.2f}", f"{y:.2f}", f"{y / x:.2f}x",
-                     f"{delta:+d} %"])
-    heads = (["benchmark"] if several else []) + ["key", "max", "nr", *names, "ratio", "delta"]
+    for key, (x, y) in sorted(cells.items(), key=lambda kv: (
+            kv[0].benchmark, [kv[0].params.get(c, 0) for c in MATRIX_COLUMNS], kv[0].canonical)):
+        p = key.params
+        ratio, delta = (f"{y / x:.2f}x", f"{round((y / x - 1) * 100) + 0:+d} %") if x else ("-", "-")
+        rows.append(([matrix_label(key, varying)] if several else []) +
+                    [str(p.get("key_size", "-")),
+                     si(p["max_entries"]) if "max_entries" in p else "-",
+                     si(p["nr_entries"]) if "nr_entries" in p else "-",
+                     f"{x:.2f}", f"{y:.2f}", ratio, delta])
+    heads = (["configuration"] if several else []) + ["key", "max", "nr", *names, "ratio", "delta"]
     metric = args.metric
     unit = model.unit_of(a + (b or []), metric)
+    notes = "".join(f"\nnote: only on one side: {matrix_label(k, varying)}" for k in one_side)
     return f"{metric} ({unit}):\n" + \
-        output.render_table(heads, rows, args.format, args.width, left=(0,) if several else ())
+        output.render_table(heads, rows, args.format, args.width, left=(0,) if several else ()) + \
+        notes
 
 
 # The kernel's rhtab names are its htab benchmarks on an rhtab map.
@@ -613,8 +640,9 @@ def main(argv=None):
                     "cache-model against the seeds' hardware figures (docs/vm.org)")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
     ap.add_argument("--width", type=int, help="fit the table in this many columns (e.g. 72)")
-    ap.add_argument("--metric", choices=sorted(model.METRICS), default=model.DEFAULT_METRIC)
-    ap.add_argument("--policy", help="the gate's policy file, for the verdicts")
+    ap.add_argument("--metric", choices=sorted(model.METRICS),
+                    help="default: the policy's (figure, each benchmark's own)")
+    ap.add_argument("--policy", help="the gate's policy file, for the verdicts (and its metric)")
     ap.add_argument("--unit", choices=["kops", "mops"], default="kops",
                     help="with --metric throughput: K ops/s or M ops/s")
     ap.add_argument("--by", help="matrix: PARAM=A,B, e.g. map=htab,rhtab")
@@ -624,6 +652,7 @@ def main(argv=None):
                     help="the delta table as one JSON document (the fields of compare --json)")
     args = ap.parse_args(argv)
     args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+    args.metric = args.policy["default"]["metric"]
     if args.style == "calibration":
         print(calibration.report(args.before))
         return 0
