@@ -274,3 +274,30 @@ def test_the_geomean_is_always_oriented(tmp_path):
     assert g["delta_pct"] == pytest.approx(10, abs=0.1)
     assert "geomean +10.0" in script("gate", a, b).stdout and "(+ is better)" in \
         script("gate", a, b).stdout
+
+
+def test_the_memory_table_shows_a_row_only_one_set_has(tmp_path):
+    from test_guest_verdicts import mem_doc
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, rows in ((a, [("htab", 64.0), ("lru", 80.0)]), (b, [("htab", 32.0)])):
+        folder.mkdir()
+        for label, value in rows:
+            doc = mem_doc(value)
+            doc["memory"]["rows"][0].update(label=label, map=label)
+            (folder / f"{label}.json").write_text(json.dumps(doc))
+    out = script("report", a, b, "--style", "memory").stdout
+    assert re.search(r"^htab +\| +64 B \| +32 B \| +50\.0%$", out, re.M), out
+    assert re.search(r"^lru +\| +80 B \| +- \| +-$", out, re.M), out
+
+
+def test_the_per_cpu_table_names_what_it_cannot_place(tmp_path):
+    from test_guest_verdicts import lookup_doc
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, sizes in ((a, (1000, 2000)), (b, (1000,))):
+        folder.mkdir()
+        for size in sizes:
+            doc = lookup_doc(10.0)
+            doc["params"]["max_entries"] = size
+            (folder / f"{size}.json").write_text(json.dumps(doc))
+    out = script("report", a, b, "--style", "per-cpu").stdout
+    assert "note: not shown: htab-lookup max_entries=2000: no run after" in out, out

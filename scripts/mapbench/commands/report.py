@@ -197,18 +197,21 @@ def summary_table(a, b, args):
 
 
 def memory_table(a, b, args):
+    """Seed 003's memory table; a row only one set has shows "-" on the other."""
     ga = results.groups(a, "bytes_per_element")
     gb = results.groups(b, "bytes_per_element") if b else {}
     if not ga:
         cli.die("no mem results in the first set")
     rows = []
-    for key, va in ga.items():
+    for key in sorted(set(ga) | set(gb)):
         label = key.params["row"]
+        old, new = (ga[key].mean() if key in ga else None), (gb[key].mean() if key in gb else None)
         if not b:
-            rows.append([label, f"{va.mean():.0f} B"])
-        elif key in gb:
-            old, new = va.mean(), gb[key].mean()
-            rows.append([label, f"{old:.0f} B", f"{new:.0f} B", f"{(old - new) / old * 100:04.1f}%"])
+            rows.append([label, f"{old:.0f} B"])
+            continue
+        saving = f"{(old - new) / old * 100:04.1f}%" if old and new is not None else "-"
+        rows.append([label, "-" if old is None else f"{old:.0f} B",
+                     "-" if new is None else f"{new:.0f} B", saving])
     heads = ["Map Type & Configuration", "Size"] if not b else \
         ["Map Type & Configuration", "Old size", "New size", "Savings"]
     return output.render_table(heads, rows, args.format, args.width)
@@ -314,6 +317,8 @@ def lookup_section(runs):
     rows, ratios = [], {}
     for (key, mx, nr), v in sorted(cells.items()):
         if set(v) != set(MAPS):
+            cell = {m: f"{np.mean(v[m]):.2f}" if m in v else "-" for m in MAPS}
+            rows.append([str(key), si(mx), si(nr), cell["htab"], cell["rhtab"], "-", "-"])
             continue
         h, rh = np.mean(v["htab"]), np.mean(v["rhtab"])
         ratios[(key, mx, nr)] = rh / h
@@ -356,6 +361,7 @@ def memory_section(runs):
     rows, notes, deltas = [], [], {}
     for vs, v in sorted(cells.items()):
         if set(v) != set(MAPS):
+            notes.append(f"note: {vs} B values ran on {', '.join(sorted(v))} only")
             continue
         ops = {m: np.mean([r.metrics["figure"] for r in v[m]]) for m in MAPS}
         mem = {m: np.mean([r.metrics["charged_avg"] for r in v[m]]) / 2**20 for m in MAPS}
@@ -439,9 +445,17 @@ def per_cpu_table(a, b, args):
     """Seed 001's figure per task: for each configuration, a row per CPU (a
     producer pinned to it), before and after and the delta, then the mean."""
     before, after = per_cpu_means(a), per_cpu_means(b) if b else {}
-    tables, varying = [], results.varying_params(before)
+    tables, varying = [], results.varying_params(list(before) + list(after))
+    unplaced = []
+    for key in sorted(set(after) - set(before), key=lambda k: k.canonical):
+        unplaced.append(f"{results.label(key, varying)}: only after")
     for key, (va, na, unit) in sorted(before.items(), key=lambda kv: kv[0].canonical):
-        if b and (key not in after or len(after[key][0]) != len(va)):
+        if b and key not in after:
+            unplaced.append(f"{results.label(key, varying)}: no run after")
+            continue
+        if b and len(after[key][0]) != len(va):
+            unplaced.append(f"{results.label(key, varying)}: {len(va)} tasks before, "
+                            f"{len(after[key][0])} after")
             continue
         digits = 0 if unit == "events per sec" else 2
         vb = after[key][0] if b else None
@@ -457,7 +471,7 @@ def per_cpu_table(a, b, args):
                       output.render_table(heads, rows, args.format, args.width, left=(0,)))
     if not tables:
         cli.die("no configuration with per-task figures" + (" in both sets" if b else ""))
-    return "\n\n".join(tables)
+    return "\n\n".join(tables + [f"note: not shown: {x}" for x in unplaced])
 
 
 LPM_OPS = ("lookup", "update", "delete", "free")
