@@ -213,3 +213,16 @@ def test_the_progress_line_names_the_figure_once():
     doc = {"status": "complete", "summary": {"figure": {
         "mean": 3.25, "unit": "M events/s", "name": "events per producer"}}}
     assert suites.doc_figure_text(doc) == "3.250 M events/s per producer"
+
+
+def test_ctrl_c_while_a_run_starts_is_an_interruption(tmp_path, monkeypatch):
+    """Seen beside a kernel build: SIGINT landed in Popen's fork, before the
+    run's own handler, and suite ended in a traceback (exit -2)."""
+    def fork_interrupted(*args, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(suite_command.subprocess, "Popen", fork_interrupted)
+    with pytest.raises(suite_command.Interrupted):
+        suite_command.run_once(["noop"], tmp_path / "r" / "run-1.json", "x", 1, 0, 1)
+    label = tmp_path / "quick"
+    status = suite_command.main(["run", "quick", "--label", str(label), "--runs", "1"])
+    assert status == 130

@@ -209,28 +209,31 @@ def cmd_run(args, suite=None):
     peer_dir = label_dir.with_name(label + "-kernel")
     start, took, failed = time.monotonic(), [], 0
     width = len(str(len(todo)))
-    for i, (r, cid, argv) in enumerate(left):
-        path = run_file(label_dir, cid, r)
-        print(f"[{len(done) + i + 1:{width}}/{len(todo)}] round {r + 1}/{runs} {cid}:", end="",
-              flush=True)
-        t0 = time.monotonic()
-        try:
+    finished = len(done)
+    try:
+        for i, (r, cid, argv) in enumerate(left):
+            path = run_file(label_dir, cid, r)
+            print(f"[{len(done) + i + 1:{width}}/{len(todo)}] round {r + 1}/{runs} {cid}:", end="",
+                  flush=True)
+            t0 = time.monotonic()
             rc, err = run_once(argv, path, label, r + 1, warmup, duration)
-        except Interrupted:
-            print(" interrupted")
-            raise Interrupted(f"{len(done) + i} of {len(todo)} runs finished; run the same command "
-                              "again to resume")
-        took.append(time.monotonic() - t0)
-        failed += rc not in (0, 2)
-        peer_text = ""
-        if peer and peer.has(argv):
-            peer_text = "; " + run_peer(args.kernel_src, argv, peer_dir / cid / f"run-{r + 1}.log",
-                                        warmup, duration)
-        eta = sum(took) / len(took) * (len(left) - i - 1)
-        print(f" {figure_text(path)}{peer_text} (elapsed {fmt_time(time.monotonic() - start)}, "
-              f"ETA {fmt_time(eta)})", flush=True)
-        if rc not in (0, 2) and err.strip():
-            print(f"    {err.strip().splitlines()[-1]}")
+            finished += 1
+            took.append(time.monotonic() - t0)
+            failed += rc not in (0, 2)
+            peer_text = ""
+            if peer and peer.has(argv):
+                peer_text = "; " + run_peer(args.kernel_src, argv,
+                                            peer_dir / cid / f"run-{r + 1}.log", warmup, duration)
+            eta = sum(took) / len(took) * (len(left) - i - 1)
+            print(f" {figure_text(path)}{peer_text} (elapsed "
+                  f"{fmt_time(time.monotonic() - start)}, ETA {fmt_time(eta)})", flush=True)
+            if rc not in (0, 2) and err.strip():
+                print(f"    {err.strip().splitlines()[-1]}")
+    except (Interrupted, KeyboardInterrupt):
+        # wherever Ctrl-C lands: in a run, starting one, in the peer's, printing
+        print(" interrupted")
+        raise Interrupted(f"{finished} of {len(todo)} runs finished; run the same command "
+                          "again to resume") from None
     finish(label_dir, suite)
     return 1 if failed else 0
 
@@ -257,15 +260,18 @@ def run_once(argv, path, label, rnd, warmup, duration, bench=BENCH):
     first: ./bench makes folders only inside results/); Interrupted on
     Ctrl-C (after the bench has written what it had)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(bench_argv(argv, label, rnd, path, warmup, duration, bench),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = None
     try:
+        proc = subprocess.Popen(bench_argv(argv, label, rnd, path, warmup, duration, bench),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
         _, err = proc.communicate()
     except KeyboardInterrupt:
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.communicate()
-        raise Interrupted(f"stopped during {path}")
+        # Ctrl-C while the run starts leaves no proc: nothing to stop
+        if proc:
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.communicate()
+        raise Interrupted(f"stopped during {path}") from None
     return proc.returncode, err
 
 
@@ -421,4 +427,7 @@ def main(argv=None):
                 "sweep": cmd_sweep, "ab": cmd_ab}[args.cmd](args)
     except Interrupted as e:
         print(f"\nInterrupted: {e}")
+        return 130
+    except KeyboardInterrupt:      # between runs (ab's looks): every finished run is kept
+        print("\nInterrupted: the runs that finished are kept")
         return 130
