@@ -6,6 +6,8 @@
   stats       deltas, intervals, tests, minimum detectable effects (pure)
   verdict     the one policy and verdict engine every tool judges with
   noise_floor a machine's A/A deltas, shown beside later ones
+  history     result sets over commits in SQLite or PostgreSQL
+  changepoints  E-divisive change points of a series (pure)
   output      tables, --json rows and notes, the same in every tool
   cli         exit statuses, one-line errors, the argument parser
   commands/   one module per tool; scripts/NAME is its entry point

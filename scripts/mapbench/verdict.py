@@ -108,6 +108,15 @@ def rules_for(policy, bench):
     return dict(policy["default"], **policy["benchmarks"].get(bench, {}))
 
 
+def significant(delta_pct, direction, rules):
+    """(verdict, wording) of a change found real (a significant comparison,
+    or a change point of a history): whether it matters, and which way."""
+    threshold = rules["threshold_pct"]
+    if abs(delta_pct) <= threshold:
+        return NEGLIGIBLE, f"different, but under {threshold:g}%: does not matter"
+    return (IMPROVEMENT, "improvement") if delta_pct * direction > 0 else (REGRESSION, "REGRESSION")
+
+
 def decide(c, rules, level):
     """(verdict, wording) of one comparison whose c.p_adj and c.mde are set.
     "no change" only where the test that judged could have seen the
@@ -123,11 +132,9 @@ def decide(c, rules, level):
         return INCONCLUSIVE, (f"inconclusive: {test.words} cannot reach p < {level:.2g} with "
                               f"{len(c.a)}/{len(c.b)} runs (use --test welch)")
     if c.p_adj < rules["alpha"]:
-        if abs(c.delta_pct) <= threshold:
-            return NEGLIGIBLE, f"different, but under {threshold:g}%: does not matter"
-        if abs(c.b.mean() - c.a.mean()) < rules["floor"]:
+        if abs(c.delta_pct) > threshold and abs(c.b.mean() - c.a.mean()) < rules["floor"]:
             return NEGLIGIBLE, f"different, but under the floor of {rules['floor']:g} {c.unit}"
-        return (IMPROVEMENT, "improvement") if c.good() > 0 else (REGRESSION, "REGRESSION")
+        return significant(c.delta_pct, c.direction, rules)
     if rules["allow_underpowered"]:
         return NO_CHANGE, "no significant change"
     if c.mde > threshold or abs(c.delta_pct) > threshold:

@@ -1,0 +1,246 @@
+"""A history of result sets over kernel commits: add a set, list them,
+export them, find the change points, plot the trend, and gate a new set
+against the last stable segment.
+
+  history add SET --commit REV [--branch B] [--time ISO]   store a set
+  history list                                   the sets, oldest first
+  history export --csv FILE [--metric M]         Otava's CSV layout: time,
+                                                 commit, branch, label, a
+                                                 column per configuration
+  history changes [--metric M] [--json]          change points per
+                                                 configuration: commit, means
+                                                 before and after, delta, p,
+                                                 the gate's words
+  history plot [--metric M]                      plots/history-BENCH-UNIT.png:
+                                                 the figure against commit,
+                                                 segments' means, change points
+  history gate SET [--policy P]                  SET against each configuration's
+                                                 last stable segment, judged
+                                                 as scripts/gate judges
+
+The store is SQLite by default (results/history.sqlite: one file, no
+server) or the database --db names (postgresql://USER@HOST/DB for a lab's
+runners; the same schema, created on first use). A set is stored with every
+run as the results model reads it, so any set of the history can be judged
+again. In Python, mapbench.history.frame(mapbench.history.open_store(URL))
+gives every run as a pandas DataFrame.
+
+Change points are E-divisive means with Hunter's and Otava's changes
+(sliding windows of 30 sets, weak candidates at p 0.01 re-judged at 0.001
+against their neighbours), over one point per set (the mean of its runs),
+each split tested with Mann-Whitney's U (robust to a failed boot),
+Bonferroni-corrected over the splits it was chosen among (docs/analysis.org).
+A change point is then worded as the gate words a change: REGRESSION or
+improvement beyond the policy's threshold (5% on the host clock, 0.5% under
+icount), else "different, but under ...".
+
+Exit status: 0 done (changes: whatever it found; gate: pass), 1 gate: a
+regression, 2 gate: inconclusive, 3 unreadable input or store, 64 usage error.
+"""
+import argparse
+import datetime
+import json
+from pathlib import Path
+
+from .. import cli, history, model, output, results, verdict
+from ..paths import ROOT
+from . import gate as gate_command
+from .plot import gnuplot, quoted, slug
+
+
+def add(args, engine):
+    runs = cli.need_runs(results.load_path(args.set), args.set)
+    when = None
+    if args.time:
+        try:
+            when = datetime.datetime.fromisoformat(args.time)
+        except ValueError:
+            cli.die(f"--time {args.time}: not an ISO time (2026-12-03T14:00:00+00:00)",
+                    cli.EXIT_USAGE)
+    set_id = history.add(engine, runs, results.label_dir(args.set).name, args.commit,
+                         args.branch, when)
+    print(f"history: added {args.set} as set {set_id} (commit {args.commit}, {len(runs)} runs)")
+
+
+def list_sets(args, engine):
+    rows = [[str(s["id"]), str(s["time"])[:19], s["kernel_commit"], s["branch"] or "-",
+             s["label"], s["clock"], s["kernel_release"] or "-"]
+            for s in history.sets(engine, args.branch)]
+    if not rows:
+        print("history: no sets yet (history add SET --commit REV)")
+        return
+    print(output.render_table(["Set", "Time", "Commit", "Branch", "Label", "Clock", "Kernel"],
+                              rows, left=(1, 2, 3, 4, 5, 6)))
+
+
+def export(args, engine):
+    if not history.sets(engine, args.branch):
+        cli.die("the history has no sets to export (history add SET --commit REV)")
+    history.otava_csv(engine, args.metric, args.csv, args.branch)
+    print(f"history: wrote {args.csv}")
+
+
+def rules_of(policy, one, clock):
+    verdict.apply_clock_defaults(policy, clock)
+    return verdict.rules_for(policy, one.key.benchmark)
+
+
+def clock_of_series(engine):
+    clocks = {s["clock"] for s in history.sets(engine)}
+    return clocks.pop() if len(clocks) == 1 else "mixed"
+
+
+def found_changes(engine, args):
+    """[(series, [(change point, verdict, words)])] for every configuration."""
+    clock = clock_of_series(engine)
+    out = []
+    for one in history.series(engine, args.metric, args.branch):
+        rules = rules_of(args.policy, one, clock)
+        out.append((one, [(c, *verdict.significant(c.delta_pct, one.direction, rules))
+                          for c in history.change_points(one)]))
+    return out
+
+
+def changes(args, engine):
+    found = found_changes(engine, args)
+    if not found:
+        cli.die(f"no {args.metric} in the history")
+    if args.json:
+        print(json.dumps([{"benchmark": one.key.benchmark, "params": one.key.params,
+                           "metric": one.metric, "unit": one.unit,
+                           "direction": model.better(one.direction), "points": len(one.values),
+                           "changes": [{"commit": one.commits[c.index], "index": c.index,
+                                        "mean_before": c.mean_before, "mean_after": c.mean_after,
+                                        "delta_pct": c.delta_pct, "p": c.p, "verdict": v,
+                                        "result": words} for c, v, words in points]}
+                          for one, points in found], indent=1))
+        return
+    varying = results.varying_params([one.key for one, _ in found])
+    rows = []
+    for one, points in found:
+        for c, _, words in points:
+            rows.append([results.label(one.key, varying), one.commits[c.index],
+                         f"{output.fmt_num(c.mean_before)} -> {output.fmt_num(c.mean_after)} "
+                         f"{one.unit}", output.fmt_pct(c.delta_pct), f"{c.p:.2g}", words])
+    if rows:
+        print(output.render_table(["Benchmark", "First commit after", "Means", "Delta", "p",
+                                   "Verdict"], rows, left=(0, 1, 5)))
+    quiet = sum(not points for _, points in found)
+    print(f"history: {len(rows)} change point(s) in {len(found)} configuration(s); "
+          f"{quiet} without one")
+
+
+def trend_chart(bench, unit, lines):
+    """gnuplot body and data of one benchmark's trend in one unit."""
+    data, plots, marks = {}, [], []
+    varying = results.varying_params([one.key for one, _ in lines])
+    ticks = {}
+    for i, (one, points) in enumerate(lines):
+        data[f"l{i}.dat"] = "".join(f"{x} {v}\n" for x, v in enumerate(one.values))
+        ticks.update(enumerate(one.commits))
+        name = results.label(one.key, varying)
+        plots.append(f"'l{i}.dat' using 1:2 with linespoints pt 7 ps 0.8 lc {i + 1} "
+                     f"title {quoted(name)}")
+        seg = "".join(f"{lo - 0.5} {one.values[lo:hi].mean()}\n{hi - 0.5} "
+                      f"{one.values[lo:hi].mean()}\n\n"
+                      for lo, hi in history.segments(one, [c for c, _, _ in points]))
+        data[f"s{i}.dat"] = seg
+        plots.append(f"'s{i}.dat' using 1:2 with lines lw 3 dt 2 lc {i + 1} "
+                     f"title {quoted(name + ': segment means')}")
+        for c, v, words in points:
+            colour = {"regression": "#d62728", "improvement": "#2ca02c"}.get(v, "#7f7f7f")
+            marks.append(f"set arrow from {c.index - 0.5}, graph 0 to {c.index - 0.5}, graph 1 "
+                         f"nohead lw 2 lc rgb '{colour}'\n"
+                         f"set label {quoted(f'{one.commits[c.index]} {c.delta_pct:+.2f}% {words}')} "
+                         f"at {c.index - 0.4}, graph 0.95 rotate by -90 font ',8' noenhanced")
+    xtics = ", ".join(f"{quoted(commit[:12])} {x}" for x, commit in sorted(ticks.items()))
+    direction = model.better(lines[0][0].direction)
+    body = f"""set title {quoted(f'{bench}: {unit} over commits ({direction})')} noenhanced
+set ylabel {quoted(unit)} noenhanced
+set xlabel 'commit (oldest left)'
+set xtics ({xtics}) rotate by -45 font ',8' noenhanced
+set grid ytics
+set key below noenhanced
+set bmargin 10
+{chr(10).join(marks)}
+plot {', '.join(plots)}"""
+    return body, data
+
+
+def plot_trend(args, engine):
+    by_chart = {}
+    for one, points in found_changes(engine, args):
+        by_chart.setdefault((one.key.benchmark, one.unit), []).append((one, points))
+    if not by_chart:
+        cli.die(f"no {args.metric} in the history")
+    for (bench, unit), lines in sorted(by_chart.items()):
+        body, data = trend_chart(bench, unit, lines)
+        for path in gnuplot(body, data, args.out / f"history-{slug(bench)}-{slug(unit)}"):
+            print(path)
+
+
+def last_stable(engine, metric, branch):
+    """The runs of each configuration's last stable segment: every set since
+    its last change point, as one set to judge against."""
+    segment = {}
+    for one in history.series(engine, metric, branch):
+        points = history.change_points(one)
+        start = points[-1].index if points else 0
+        segment[one.key] = set(one.set_ids[start:])
+    by_set = history.runs_of(engine, set().union(*segment.values()) if segment else set())
+    return results.Runs([r for i, runs in by_set.items() for r in runs
+                         if i in segment.get(r.key(), ())])
+
+
+def gate(args, engine):
+    b = cli.need_runs(results.load_path(args.set), args.set)
+    metric = args.policy["default"]["metric"]
+    a = last_stable(engine, metric, args.branch)
+    if not a:
+        cli.die(f"the history has no {metric} to judge against (history add SET first)")
+    judged = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
+    print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
+                               "Result"], gate_command.table_rows(judged, args.policy),
+                              left=(0, 1, 6)))
+    print(f"(before: each configuration's last stable segment of the history, "
+          f"{len(a)} runs)")
+    print(gate_command.last_line(judged))
+    return judged.status()
+
+
+def main(argv=None):
+    ap = cli.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument("--db", help="the store's URL (default sqlite:///results/history.sqlite)")
+    shared.add_argument("--branch", help="the set's branch (add); only that branch's sets (others)")
+    sub = ap.add_subparsers(dest="verb", required=True, parser_class=cli.ArgumentParser)
+    p = sub.add_parser("add", help="store a result set", parents=[shared])
+    p.add_argument("set", help="result folder (results/LABEL)")
+    p.add_argument("--commit", required=True, help="the kernel commit the set measured")
+    p.add_argument("--time", help="the commit's time, ISO 8601 (default: now)")
+    sub.add_parser("list", help="the sets, oldest first", parents=[shared])
+    for name, what in (("export", "Otava's CSV"), ("changes", "change points"),
+                       ("plot", "trend plots"), ("gate", "judge a set")):
+        p = sub.add_parser(name, help=what, parents=[shared])
+        p.add_argument("--metric", choices=sorted(model.METRICS),
+                       help="default: the policy's (figure, each benchmark's own)")
+        p.add_argument("--policy", help="the gate's policy file: its metric and thresholds")
+        if name == "export":
+            p.add_argument("--csv", required=True, help="the file to write")
+        if name == "changes":
+            p.add_argument("--json", action="store_true")
+        if name == "plot":
+            p.add_argument("--out", default=str(ROOT / "plots"), help="folder (default plots/)")
+        if name == "gate":
+            p.add_argument("set", help="the new result folder")
+    args = ap.parse_args(argv)
+    if hasattr(args, "policy"):
+        args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+        args.metric = args.policy["default"]["metric"]
+    if hasattr(args, "out"):
+        args.out = Path(args.out)
+        args.out.mkdir(parents=True, exist_ok=True)
+    engine = history.open_store(args.db)
+    return {"add": add, "list": list_sets, "export": export, "changes": changes,
+            "plot": plot_trend, "gate": gate}[args.verb](args, engine) or 0

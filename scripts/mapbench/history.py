@@ -1,0 +1,205 @@
+"""A history of result sets: which kernel commit, when, on which branch,
+machine and clock, and every run of the set as the results model reads it,
+so that any set can be judged again. SQLite by default (one file, no
+server); PostgreSQL where a lab's runners share one (a URL): one schema
+through SQLAlchemy Core, created on first use. No printing and no exits."""
+import datetime
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sqlalchemy as sa
+
+from . import changepoints, model, results
+from .paths import RESULTS
+
+DEFAULT_URL = f"sqlite:///{RESULTS / 'history.sqlite'}"
+
+METADATA = sa.MetaData()
+SETS = sa.Table(
+    "sets", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("kernel_commit", sa.Text, nullable=False),
+    sa.Column("branch", sa.Text),
+    sa.Column("time", sa.DateTime(timezone=True), nullable=False),  # of the commit, or the run
+    sa.Column("added", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("clock", sa.Text, nullable=False),
+    sa.Column("kernel_release", sa.Text),
+    sa.Column("cpu_model", sa.Text),
+    sa.Column("machine", sa.Text),
+)
+RUNS = sa.Table(
+    "runs", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("set_id", sa.Integer, sa.ForeignKey("sets.id"), nullable=False, index=True),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("benchmark", sa.Text, nullable=False),
+    sa.Column("params", sa.Text, nullable=False),       # JSON, keys sorted: the configuration
+    sa.Column("metrics", sa.Text, nullable=False),      # JSON: metric -> value
+    sa.Column("units", sa.Text, nullable=False),
+    sa.Column("directions", sa.Text, nullable=False),
+    sa.Column("environment", sa.Text, nullable=False),
+    sa.Column("round", sa.Integer),
+    sa.Column("duration", sa.Float),
+    sa.Column("within_cv", sa.Float),
+    sa.Column("runs", sa.Integer, nullable=False),
+)
+
+
+class HistoryError(model.InputError):
+    """A store that cannot be opened or read, or a request it cannot answer."""
+
+
+def open_store(url=None):
+    """An engine on the store at url (default results/history.sqlite), its
+    tables created if they are not there."""
+    url = url or DEFAULT_URL
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError as e:
+        raise HistoryError(f"--db {url}: not a database URL (sqlite:///FILE or "
+                           "postgresql://USER@HOST/DB)") from e
+    kw = {}
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database:
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        kw["connect_args"] = {"timeout": 60}     # writers wait for each other
+    try:
+        engine = sa.create_engine(url, future=True, **kw)
+    except sa.exc.NoSuchModuleError as e:
+        raise HistoryError(f"--db {url}: not a database URL the history knows (sqlite:///FILE "
+                           "or postgresql://USER@HOST/DB)") from e
+    try:
+        METADATA.create_all(engine)
+    except (sa.exc.SQLAlchemyError, ModuleNotFoundError) as e:
+        raise HistoryError(f"cannot open the history at {parsed.render_as_string()}: "
+                           f"{str(e).splitlines()[0]}") from e
+    return engine
+
+
+def _finite(x):
+    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
+
+
+def add(engine, runs, label, commit, branch=None, time=None):
+    """Store a loaded set (results.load_path) as one entry of the history, in
+    one transaction; its id."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    env = runs[0].env if runs else {}
+    row = {"label": label, "kernel_commit": commit, "branch": branch, "time": time or now,
+           "added": now, "clock": model.clock_of_runs(runs),
+           "kernel_release": env.get("kernel_release"), "cpu_model": env.get("cpu_model"),
+           "machine": env.get("hostname") or env.get("host")}
+    with engine.begin() as db:
+        set_id = db.execute(sa.insert(SETS).values(**row)).inserted_primary_key[0]
+        db.execute(sa.insert(RUNS), [{
+            "set_id": set_id, "source": r.source, "benchmark": r.benchmark,
+            "params": json.dumps(r.params, sort_keys=True), "metrics": json.dumps(r.metrics),
+            "units": json.dumps(r.units), "directions": json.dumps(r.directions),
+            "environment": json.dumps(r.env, sort_keys=True), "round": r.round,
+            "duration": _finite(r.duration), "within_cv": _finite(r.within_cv),
+            "runs": r.runs} for r in runs])
+    return set_id
+
+
+def sets(engine, branch=None):
+    """Every set, oldest first (by time, then as added)."""
+    q = sa.select(SETS).order_by(SETS.c.time, SETS.c.id)
+    if branch:
+        q = q.where(SETS.c.branch == branch)
+    with engine.connect() as db:
+        return [dict(r._mapping) for r in db.execute(q)]
+
+
+def runs_of(engine, set_ids):
+    """{set id: Runs} as the results model reads them."""
+    out = {i: results.Runs() for i in set_ids}
+    with engine.connect() as db:
+        for r in db.execute(sa.select(RUNS).where(RUNS.c.set_id.in_(list(set_ids)))
+                            .order_by(RUNS.c.id)):
+            out[r.set_id].append(model.Run(
+                r.source, r.benchmark, json.loads(r.params), json.loads(r.metrics),
+                json.loads(r.environment),
+                r.duration if r.duration is not None else math.nan, json.loads(r.units),
+                r.within_cv if r.within_cv is not None else math.nan,
+                json.loads(r.directions), runs=r.runs, round=r.round))
+    return out
+
+
+def frame(engine, branch=None):
+    """Every run of every set as a pandas DataFrame, a row per run and
+    metric: for notebooks."""
+    import pandas as pd
+    entries = sets(engine, branch)
+    by_set = runs_of(engine, [s["id"] for s in entries])
+    rows = [{"set_id": s["id"], "time": s["time"], "commit": s["kernel_commit"],
+             "branch": s["branch"], "label": s["label"], "clock": s["clock"],
+             "benchmark": r.benchmark, "params": json.dumps(r.params, sort_keys=True),
+             "metric": m, "value": v, "unit": r.unit(m), "direction": r.direction(m)}
+            for s in entries for r in by_set[s["id"]] for m, v in r.metrics.items()]
+    return pd.DataFrame(rows, columns=["set_id", "time", "commit", "branch", "label", "clock",
+                                       "benchmark", "params", "metric", "value", "unit",
+                                       "direction"])
+
+
+@dataclass
+class Series:
+    """One configuration's figure over the history: a point per set (the
+    mean of its runs), oldest first."""
+    key: model.Configuration
+    metric: str
+    unit: str
+    direction: int
+    set_ids: list
+    commits: list
+    times: list
+    values: np.ndarray
+
+
+def series(engine, metric, branch=None):
+    """A Series per configuration measured with the metric."""
+    entries = sets(engine, branch)
+    by_set = runs_of(engine, [s["id"] for s in entries])
+    out = {}
+    for s in entries:
+        groups = results.groups(by_set[s["id"]], metric)
+        for key, values in groups.items():
+            first = next(r for r in by_set[s["id"]] if r.key() == key and metric in r.metrics)
+            one = out.setdefault(key, Series(key, metric, first.unit(metric),
+                                             first.direction(metric), [], [], [], []))
+            one.set_ids.append(s["id"])
+            one.commits.append(s["kernel_commit"])
+            one.times.append(s["time"])
+            one.values.append(float(np.mean(values)))
+    for one in out.values():
+        one.values = np.array(one.values)
+    return [out[k] for k in sorted(out)]
+
+
+def otava_csv(engine, metric, path, branch=None):
+    """The history in Otava's CSV layout: a time column, attribute columns
+    (commit, branch, label), then a column per configuration's metric."""
+    import pandas as pd
+    columns = {}
+    for one in series(engine, metric, branch):
+        name = results.label(one.key, set(one.key.params) - results.DERIVED) + f" {metric}"
+        columns[name] = pd.Series(one.values, index=one.set_ids)
+    entries = pd.DataFrame(sets(engine, branch)).set_index("id")
+    table = pd.DataFrame({"time": entries["time"], "commit": entries["kernel_commit"],
+                          "branch": entries["branch"], "label": entries["label"]})
+    for name, values in columns.items():
+        table[name] = values
+    table.to_csv(path, index=False)
+
+
+def segments(one, points):
+    """[(first index, end index)] of the stable segments between change points."""
+    bounds = [0] + [c.index for c in points] + [len(one.values)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def change_points(one):
+    return changepoints.change_points(one.values)
