@@ -12,6 +12,8 @@ import pytest
 
 from conftest import ROOT, run_script, script_process
 
+from mapbench.commands import kbuild as kbuild_command
+
 
 FIXTURES = ROOT / "tests" / "fixtures"
 LINUX_SRC = Path("/usr/src/linux-source-6.12.tar.xz")
@@ -179,3 +181,38 @@ def test_a_series_table_names_the_patch_that_regressed(root):
     assert rows["series (2 patches)"] == "REGRESSION", table
     assert "Regressed within the series: 2. 0002-htab-lookup-one-percent.patch" in table
     assert [len(b["patches"]) for b in builds] == [0, 1, 2]
+
+
+FAKE_MAKEFILE = """\
+# just enough of a kernel's make for kbuild: configure, build, name a release
+tinyconfig:
+\t@echo '# tiny' > $(O)/.config
+olddefconfig:
+\t@true
+bzImage:
+\t@mkdir -p $(O)/arch/x86/boot && echo image > $(O)/arch/x86/boot/bzImage
+kernelrelease:
+\t@echo 7.2.0$(LOCALVERSION)
+"""
+
+
+def test_kbuild_from_a_build_into_a_folder_not_made_yet(fake_tree, tmp_path):
+    """--out build/kernel/SRC/before, whose parent does not exist, ended in
+    an internal error from cp (issue 43)."""
+    (fake_tree / "Makefile").write_text(FAKE_MAKEFILE)
+    merge = fake_tree / "scripts" / "kconfig" / "merge_config.sh"
+    merge.parent.mkdir(parents=True)
+    merge.write_text("#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT\ncat \"$5\" >> \"$4\"\n")
+    merge.chmod(0o755)
+    fragment = tmp_path / "f.config"
+    fragment.write_text("".join(f"{o}=y\n" for o in kbuild_command.REQUIRED))
+    base = tmp_path / "base"
+    # processes of their own: kbuild holds its tree's lock until it exits
+    assert script_process("kbuild", "--src", fake_tree, "--out", base, "--config", fragment,
+                          timeout=120).returncode == 0
+    after = tmp_path / "new" / "series" / "after"
+    proc = script_process("kbuild", "--src", fake_tree, "--from", base, "--out", after,
+                          "--config", fragment, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (after / "bzImage").read_text() == "image\n"
+    assert json.loads((after / "kbuild.json").read_text())["kernel_release"] == "7.2.0-mb-after"

@@ -187,8 +187,9 @@ def main(argv=None):
             cli.die(f"--from {args.base} was built from {base_info['tree']}, not {tree}",
                     cli.EXIT_INPUT)
         shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)         # --out may name a folder in one not made yet
         print(f"kbuild: starting from {args.base}", flush=True)
-        subprocess.run(["cp", "-a", f"{args.base.resolve()}/.", str(out)], check=True)
+        subprocess.run(["cp", "-a", f"{args.base.resolve()}/.", f"{out}/"], check=True)
         (out / "kbuild.json").unlink(missing_ok=True)
         (out / "bzImage").unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
