@@ -2,6 +2,7 @@
 proof: a kernel built from linux-source-6.12 with a patch that slows htab
 lookups down is judged a regression; two builds of the same tree pass."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -216,3 +217,20 @@ def test_kbuild_from_a_build_into_a_folder_not_made_yet(fake_tree, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (after / "bzImage").read_text() == "image\n"
     assert json.loads((after / "kbuild.json").read_text())["kernel_release"] == "7.2.0-mb-after"
+
+
+def test_a_copied_build_names_its_own_folder_in_its_tools_dependencies(tmp_path):
+    """objtool's dependency files hold absolute paths: left as the copy's
+    source, objtool is relinked and every object after it (issue 43: 1527
+    of 1536). relocate rewrites them and keeps their times; objects stay."""
+    base, out = tmp_path / "base", tmp_path / "a" / "b" / "after"
+    cmd = out / "tools" / "objtool" / ".check.o.cmd"
+    obj = out / "tools" / "objtool" / "check.o"
+    cmd.parent.mkdir(parents=True)
+    cmd.write_text(f"cmd_{base}/tools/objtool/check.o := gcc -o {base}/tools/objtool/check.o\n")
+    obj.write_bytes(b"\0" + str(base).encode())
+    os.utime(cmd, ns=(10 ** 18, 10 ** 18))
+    kbuild_command.relocate(base, out)
+    assert cmd.read_text() == f"cmd_{out}/tools/objtool/check.o := gcc -o {out}/tools/objtool/check.o\n"
+    assert cmd.stat().st_mtime_ns == 10 ** 18
+    assert obj.read_bytes() == b"\0" + str(base).encode()

@@ -14,9 +14,9 @@ merge_config.sh. DIR/bzImage is the result and DIR/kbuild.json says what it
 was built from (source, patches with their sha256, config fragment, kernel
 release, build time).
 
---from BASE starts DIR as a copy of an earlier build BASE of the same source:
-same .config, and only what the patches touch is rebuilt (seconds, not
-minutes). Before/after kernels must share a config; --from guarantees it.
+--from BASE starts DIR as a copy of an earlier build BASE of the same source
+(anywhere: its tools' recorded paths are moved to DIR): same .config, and
+only what the patches touch is rebuilt (seconds, not minutes). Before/after kernels must share a config; --from guarantees it.
 
 Each build's release carries its name (LOCALVERSION=-mb-NAME, NAME = DIR's
 folder name), so results say which kernel they ran on.
@@ -157,6 +157,27 @@ def build(tree, out, local, jobs):
     return time.monotonic() - start
 
 
+def relocate(base, out):
+    """Make a copy of build BASE at OUT its own: the tools kbuild builds
+    (objtool, resolve_btfids) record their absolute output paths in their
+    dependency files, so at a new path their commands look changed, they
+    are relinked, and every object that depends on objtool (nearly all of
+    them) is rebuilt. The old path in those files becomes the new one; each
+    file keeps its time."""
+    old, new = str(base).encode(), str(out).encode()
+    for folder, _, names in os.walk(out):
+        for name in names:
+            if not (name.endswith(".cmd") or name.endswith(".d")):
+                continue
+            path = os.path.join(folder, name)
+            data = open(path, "rb").read()
+            if old in data:
+                times = os.stat(path)
+                with open(path, "wb") as f:
+                    f.write(data.replace(old, new))
+                os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+
+
 def main(argv=None):
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, type=Path,
@@ -190,6 +211,7 @@ def main(argv=None):
         out.mkdir(parents=True)         # --out may name a folder in one not made yet
         print(f"kbuild: starting from {args.base}", flush=True)
         subprocess.run(["cp", "-a", f"{args.base.resolve()}/.", f"{out}/"], check=True)
+        relocate(args.base.resolve(), out)
         (out / "kbuild.json").unlink(missing_ok=True)
         (out / "bzImage").unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
