@@ -640,7 +640,21 @@ def peer_table(a, b, args):
         table += (f"\nOn this machine mapbench and the kernel's bench agree within "
                   f"{max(abs(r - 1) for r in ratios) * 100:.0f}% ({len(ratios)} configurations; "
                   f"ratios {min(ratios):.2f}-{max(ratios):.2f}).")
+    if any(taking_turns(r) for r in a):
+        table += ("\nnote: runs with several producers in a TCG guest of several vCPUs: the "
+                  "vCPUs take turns on one host thread and share one clock, so each producer's "
+                  "time counts the others' instructions while they overlap. mapbench's producers "
+                  "start together and keep step; map_perf_test forks its tasks one after "
+                  "another and they overlap by chance (its spread shows it). Such figures "
+                  "measure the turns, not the kernel: compare one producer, or hardware.")
     return table
+
+
+def taking_turns(run):
+    """A run whose producers shared a TCG guest's one host thread."""
+    vm = run.env.get("vm") or {}
+    return vm.get("accelerator") == "tcg" and vm.get("vcpus", 1) > 1 and \
+        run.params.get("producers", 1) > 1
 
 
 def main(argv=None):
