@@ -2,6 +2,7 @@
 known steps, the store (SQLite, and PostgreSQL started by the test), and
 scripts/history's verbs."""
 import csv
+import re
 import json
 import os
 import shutil
@@ -177,3 +178,30 @@ def test_postgresql_keeps_the_same_history(tmp_path, postgres):
     out = script("history", "changes", "--db", postgres)
     assert "| c4 " in out.stdout and "REGRESSION" in out.stdout, out.stdout + out.stderr
     writers_lose_nothing(postgres, icount_set(tmp_path / "s", 5.0, "r"))
+
+
+def test_a_set_as_kcidb_report_data(tmp_path):
+    """KCIDB v4.5's rules for what it takes: ids "origin:...", tests with
+    build_id, path of dotted names, status DONE with number {value, unit}."""
+    folder = icount_set(tmp_path / "s", 5.0, "7.2.13-mb-base")
+    write_set(folder, "lpm-trie-lookup", [2.0, 2.0], env=dict(ICOUNT, kernel_release="7.2.13-mb-base"))
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    proc = script("history", "kcidb", folder, "--commit", sha, "--tree", "bpf-next")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["version"] == {"major": 4, "minor": 5}
+    (checkout,), (build,) = doc["checkouts"], doc["builds"]
+    assert checkout == {"id": f"mapbench:{sha}", "origin": "mapbench", "git_commit_hash": sha,
+                        "tree_name": "bpf-next"}
+    assert build["checkout_id"] == checkout["id"]
+    assert len(doc["tests"]) == 2
+    for t in doc["tests"]:
+        assert t["build_id"] == build["id"] and t["origin"] == "mapbench"
+        assert re.fullmatch(r"[a-z0-9_]+:.+", t["id"]) and t["status"] == "DONE"
+        assert re.fullmatch(r"mapbench(\.[A-Za-z0-9_-]+)+", t["path"])
+        assert set(t["number"]) == {"value", "unit"}
+    assert len({t["id"] for t in doc["tests"]}) == 2
+    lookup = next(t for t in doc["tests"] if t["misc"]["benchmark"] == "htab-lookup")
+    assert lookup["number"]["value"] == pytest.approx(5.0) and "M ops/s" in lookup["number"]["unit"]
+    bad = script("history", "kcidb", folder, "--commit", sha, "--origin", "Map Bench")
+    assert bad.returncode == 3 and "KCIDB origins" in bad.stderr

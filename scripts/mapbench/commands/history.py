@@ -17,6 +17,9 @@ against the last stable segment.
   history gate SET [--policy P]                  SET against each configuration's
                                                  last stable segment, judged
                                                  as scripts/gate judges
+  history kcidb SET --commit REV [--origin O]    SET as KCIDB report data (KernelCI's
+                                                 schema v4.5): a test per configuration,
+                                                 its figure as number {value, unit}
 
 The store is SQLite by default (results/history.sqlite: one file, no
 server) or the database --db names (postgresql://USER@HOST/DB for a lab's
@@ -42,7 +45,7 @@ import datetime
 import json
 from pathlib import Path
 
-from .. import cli, history, model, output, results, verdict
+from .. import cli, history, kcidb, model, output, results, verdict
 from ..paths import ROOT
 from . import gate as gate_command
 from .plot import gnuplot, quoted, slug
@@ -208,6 +211,12 @@ def gate(args, engine):
     return judged.status()
 
 
+def to_kcidb(args, engine):
+    runs = cli.need_runs(results.load_path(args.set), args.set)
+    print(kcidb.dumps(kcidb.document(runs, args.origin, args.commit, args.branch, args.tree,
+                                     args.metric or model.DEFAULT_METRIC)))
+
+
 def main(argv=None):
     ap = cli.ArgumentParser(description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -234,6 +243,12 @@ def main(argv=None):
             p.add_argument("--out", default=str(ROOT / "plots"), help="folder (default plots/)")
         if name == "gate":
             p.add_argument("set", help="the new result folder")
+    p = sub.add_parser("kcidb", help="a set as KCIDB report data", parents=[shared])
+    p.add_argument("set", help="result folder")
+    p.add_argument("--commit", required=True, help="the kernel commit the set measured")
+    p.add_argument("--origin", default="mapbench", help="KCIDB origin (default mapbench)")
+    p.add_argument("--tree", help="KCIDB tree_name (e.g. bpf-next)")
+    p.add_argument("--metric", choices=sorted(model.METRICS), help="default: figure")
     args = ap.parse_args(argv)
     if hasattr(args, "policy"):
         args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
@@ -243,4 +258,4 @@ def main(argv=None):
         args.out.mkdir(parents=True, exist_ok=True)
     engine = history.open_store(args.db)
     return {"add": add, "list": list_sets, "export": export, "changes": changes,
-            "plot": plot_trend, "gate": gate}[args.verb](args, engine) or 0
+            "plot": plot_trend, "gate": gate, "kcidb": to_kcidb}[args.verb](args, engine) or 0
