@@ -1,0 +1,225 @@
+"""Find the commit that changed a figure: git bisect run over a kernel tree,
+each step built and booted once.
+
+  bisect --src TREE --good REV --bad REV [--label L] -- BENCH ARGS
+
+TREE is a git tree of the kernel. bisect checks it out in a worktree of its
+own (build/bisect/L/src; your tree is not touched), builds GOOD and BAD
+with scripts/kbuild and runs BENCH ARGS once in a guest of each
+(scripts/vmrun, one boot, the icount clock where TCG runs it: a boot
+decides). Their figures must differ by more than the gate's threshold
+(0.5% under icount, 5% on the host clock; --policy sets it). Then
+`git bisect run` tests the commits between: each is built --from the
+nearest earlier build (only what the commit touched is rebuilt), booted
+once, and is "bad" when its figure lies nearer to BAD's than to GOOD's; a
+commit that does not build is skipped (exit 125), as git bisect run wants.
+The end: the first bad commit, its figure against its parent's with the
+delta, the "where" line when --profile counted functions, and git's bisect
+log (build/bisect/L/bisect.log).
+
+Each step's kernel (build/bisect/L/kernels/SHA) and result
+(results/bisect-L/SHA) are kept: after Ctrl-C the same command resumes
+where git's bisect stood, and a commit measured before is not booted again.
+
+--model NAME counts with the cache model (memory effects icount cannot
+see), and --profile also attributes them to functions; --smp, -w and -d
+are vmrun's.
+
+Exit status: 0 the first bad commit was found, 1 it was not (a step that
+could not be judged, or GOOD and BAD that do not differ), 2 bad input (no
+git tree, unknown revisions), 3 tool error, 64 usage error, 130 interrupted.
+"""
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .. import cli, model, results, verdict, where
+from ..paths import PY, RESULTS, ROOT, SCRIPTS
+
+WORK = ROOT / "build" / "bisect"
+
+
+def git(tree, *args, check=True):
+    return subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True,
+                          check=check)
+
+
+def commit_of(tree, rev):
+    proc = git(tree, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    if proc.returncode:
+        cli.die(f"{rev}: no such commit in {tree}", cli.EXIT_INPUT)
+    return proc.stdout.strip()
+
+
+def folders(label):
+    work = WORK / label
+    return {"work": work, "src": work / "src", "state": work / "state.json",
+            "kernels": work / "kernels", "results": RESULTS / f"bisect-{label}"}
+
+
+def figure_of(folder, metric):
+    """(mean figure, direction, runs) of a step's result folder, or None."""
+    try:
+        runs = results.load_path(folder)
+    except model.InputError:
+        return None
+    values = [r.metrics[metric] for r in runs if metric in r.metrics]
+    return (float(np.mean(values)), runs[0].direction(metric), runs) if values else None
+
+
+def nearest_build(kernels, but):
+    """The build made last, to start the next from (any will do: kbuild
+    relocates a copy and rebuilds only what differs)."""
+    built = [d for d in kernels.glob("*") if (d / "bzImage").exists() and d.name != but]
+    return max(built, key=lambda d: (d / "bzImage").stat().st_mtime, default=None)
+
+
+def measure(state, sha):
+    """The figure of commit sha (the worktree checked out at it): built,
+    booted once, kept. None where it does not build or boot."""
+    f = folders(state["label"])
+    short = sha[:12]
+    out, where_to = f["kernels"] / short, f["results"] / short
+    found = figure_of(where_to, state["metric"]) if where_to.exists() else None
+    if found:
+        return found
+    shutil.rmtree(where_to, ignore_errors=True)
+    if not (out / "bzImage").exists():
+        base = nearest_build(f["kernels"], short)
+        build = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(f["src"]),
+                                "--out", str(out), *(["--from", str(base)] if base else [])])
+        if build.returncode == cli.EXIT_INTERRUPTED:
+            raise KeyboardInterrupt
+        if build.returncode:
+            return None
+    boot = subprocess.run([PY, str(SCRIPTS / "vmrun"), "--kernel", str(out / "bzImage"),
+                           "--label", str(where_to), "--boots", "1", "--runs", "1",
+                           *state["vmrun"], "--", *state["bench"]])
+    if boot.returncode == cli.EXIT_INTERRUPTED:
+        raise KeyboardInterrupt
+    return figure_of(where_to, state["metric"]) if boot.returncode == 0 else None
+
+
+def step(state_file):
+    """git bisect run's command: 0 good, 1 bad, 125 skip (no build)."""
+    state = json.loads(Path(state_file).read_text())
+    sha = git(folders(state["label"])["src"], "rev-parse", "HEAD").stdout.strip()
+    found = measure(state, sha)
+    if found is None:
+        print(f"bisect: {sha[:12]} does not build or boot: skipped", flush=True)
+        return 125
+    value = found[0]
+    bad = abs(value - state["bad_figure"]) < abs(value - state["good_figure"])
+    print(f"bisect: {sha[:12]}: {value:.6g} {state['unit']} -> {'bad' if bad else 'good'}",
+          flush=True)
+    return 1 if bad else 0
+
+
+def prepare(args, f):
+    """The worktree at GOOD (made once) and the state file."""
+    tree = args.src.resolve()
+    if git(tree, "rev-parse", "--git-dir", check=False).returncode:
+        cli.die(f"--src {args.src}: not a git tree (bisect needs the history)", cli.EXIT_INPUT)
+    good, bad = commit_of(tree, args.good), commit_of(tree, args.bad)
+    if git(tree, "merge-base", "--is-ancestor", good, bad, check=False).returncode:
+        cli.die(f"--good {args.good} is not an ancestor of --bad {args.bad}", cli.EXIT_INPUT)
+    f["work"].mkdir(parents=True, exist_ok=True)
+    if not f["src"].exists():
+        git(tree, "worktree", "add", "--detach", str(f["src"]), good)
+    return good, bad
+
+
+def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--step"]:
+        return step(argv[1])
+    ap = cli.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", required=True, type=Path, help="a git tree of the kernel")
+    ap.add_argument("--good", required=True, help="a commit with the old figure")
+    ap.add_argument("--bad", required=True, help="a later commit with the new figure")
+    ap.add_argument("--label", help="names the bisection's folders (default: GOOD-BAD)")
+    ap.add_argument("--metric", choices=sorted(model.METRICS),
+                    help="default: the policy's (figure, the benchmark's own)")
+    ap.add_argument("--policy", help="the gate's policy file: its threshold")
+    ap.add_argument("--model", help="vmrun --model NAME (memory effects)")
+    ap.add_argument("--profile", action="store_true", help="vmrun --profile: say where")
+    ap.add_argument("--smp", help="vmrun --smp")
+    ap.add_argument("-w", "--warmup", help="vmrun -w")
+    ap.add_argument("-d", "--duration", help="vmrun -d")
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    bench = argv[cut + 1:]
+    if not bench:
+        ap.error("give the benchmark after --: bisect ... -- htab-lookup --max-entries 1K")
+    label = args.label or f"{args.good}-{args.bad}"
+    label = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label)
+    f = folders(label)
+    good, bad = prepare(args, f)
+    policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+    vmrun = [x for opt, v in (("--model", args.model), ("--smp", args.smp), ("-w", args.warmup),
+                              ("-d", args.duration)) if v for x in (opt, v)] + \
+        (["--profile"] if args.profile else [])
+    state = {"label": label, "metric": policy["default"]["metric"], "bench": bench,
+             "vmrun": vmrun}
+    try:
+        ends = {}
+        for name, sha in (("good", good), ("bad", bad)):
+            git(f["src"], "checkout", "--quiet", "--detach", sha)
+            ends[name] = measure(state, sha)
+            if ends[name] is None:
+                cli.die(f"--{name} {sha[:12]} does not build or boot", cli.EXIT_FAILED)
+        (g, direction, g_runs), (b, _, b_runs) = ends["good"], ends["bad"]
+        verdict.apply_clock_defaults(policy, model.clock_of_runs(g_runs, b_runs))
+        threshold = verdict.rules_for(policy, g_runs[0].benchmark)["threshold_pct"]
+        delta = (b / g - 1) * 100
+        if abs(delta) <= threshold:
+            print(f"bisect: GOOD {g:.6g} and BAD {b:.6g} differ by {delta:+.2f}%, not more than "
+                  f"the threshold {threshold:g}%: nothing to bisect")
+            return cli.EXIT_FAILED
+        state.update(good_figure=g, bad_figure=b, unit=g_runs[0].unit(state["metric"]))
+        f["state"].write_text(json.dumps(state, indent=1))
+        print(f"bisect: GOOD {good[:12]} {g:.6g}, BAD {bad[:12]} {b:.6g} ({delta:+.2f}%, "
+              f"{model.better(direction)})", flush=True)
+        if git(f["src"], "bisect", "log", check=False).returncode:
+            git(f["src"], "bisect", "start", bad, good)
+        subprocess.run(["git", "-C", str(f["src"]), "bisect", "run", PY, str(SCRIPTS / "bisect"),
+                        "--step", str(f["state"])])
+        log = git(f["src"], "bisect", "log", check=False).stdout
+        (f["work"] / "bisect.log").write_text(log)
+        first = re.search(r"^# first bad commit: \[([0-9a-f]{40})\]", log, re.M)
+        git(f["src"], "bisect", "reset", check=False)
+        if not first:
+            print(f"bisect: no first bad commit (skipped commits hide it?); git's log: "
+                  f"{f['work'] / 'bisect.log'}")
+            return cli.EXIT_FAILED
+        return report(state, f, first[1])
+    except KeyboardInterrupt:
+        print(f"\nbisect: interrupted; run the same command again to resume ({f['work']})")
+        return cli.EXIT_INTERRUPTED
+
+
+def report(state, f, sha):
+    """The first bad commit, its figure against its parent's (measured
+    now where the bisection only inferred it), where."""
+    parent = git(f["src"], "rev-parse", f"{sha}^").stdout.strip()
+    subject = git(f["src"], "log", "-1", "--format=%s", sha).stdout.strip()
+    bad_runs = figure_of(f["results"] / sha[:12], state["metric"])
+    git(f["src"], "checkout", "--quiet", "--detach", parent)
+    before = measure(state, parent)
+    print(f"first bad commit: {sha[:12]} {subject}")
+    if bad_runs and before:
+        delta = (bad_runs[0] / before[0] - 1) * 100
+        print(f"  {state['metric']}: {before[0]:.6g} -> {bad_runs[0]:.6g} {state['unit']} "
+              f"({delta:+.2f}% against its parent {parent[:12]})")
+        for line in where.lines(before[2], bad_runs[2]):
+            print(f"  {line}")
+    print(f"  git's bisect log: {f['work'] / 'bisect.log'}")
+    return cli.EXIT_PASS
