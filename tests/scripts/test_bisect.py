@@ -56,7 +56,7 @@ def test_bisect_names_the_commit_and_skips_one_that_does_not_build(history_tree)
                           "--label", label, "--", "htab-lookup", timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"first bad commit: {shas[6][:12]} step 6" in proc.stdout
-    assert f"5 -> 4.95" in proc.stdout and "-1.00% against its parent" in proc.stdout
+    assert "5 -> 4.95" in proc.stdout and "-1.00% against its parent" in proc.stdout
     steps = [x for x in proc.stdout.splitlines() if x.startswith("bisect: ") and "->" in x]
     assert 1 <= len(steps) <= 4, steps
     log = (f["work"] / "bisect.log").read_text()
