@@ -36,6 +36,9 @@ def make_tree():
         return git("rev-list", "--reverse", "HEAD").split()
     pristine = kernelsrc.pristine_tree(kernelsrc.source_path(Path("linux-source-7.2")))
     shutil.copytree(pristine, TREE, symlinks=True, ignore=shutil.ignore_patterns(".mapbench-*"))
+    # Debian's packaging ignores everything at the top level ("/*"): not here
+    ignore = TREE / ".gitignore"
+    ignore.write_text(ignore.read_text().replace("\n/*\n!/debian/\n", "\n"))
     subprocess.run(["git", "init", "-q", str(TREE)], check=True)
     git("add", "-A")
     git("commit", "-q", "-m", "linux 7.2.13")
