@@ -240,10 +240,9 @@ def judge(a, b, policy, clock, ignore=()):
         c.mde = stats.mde_of_test(rules["test"], c.a, c.b, level, rules["power"])
         c.verdict, c.result = decide(c, rules, level)
     hard, soft = results.env_differences(a, b)
-    for c in comps:
-        if hard:
-            said = "" if c.verdict == INCONCLUSIVE else f" (the numbers alone: {c.result})"
-            c.verdict, c.result = INCONCLUSIVE, (f"inconclusive: environments must match but "
-                                                 f"differ in {'; '.join(hard)}{said}")
+    for c in comps if hard else ():
+        said = "" if c.verdict == INCONCLUSIVE else f" (the numbers alone: {c.result})"
+        c.verdict, c.result = INCONCLUSIVE, (f"inconclusive: environments must match but "
+                                             f"differ in {'; '.join(hard)}{said}")
     rows = sorted(comps + absent, key=lambda c: c.key)
     return Judgement(rows, clock, hard, soft)
