@@ -214,7 +214,7 @@ def report(state, f, sha):
     bad_runs = figure_of(f["results"] / sha[:12], state["metric"])
     git(f["src"], "checkout", "--quiet", "--detach", parent)
     before = measure(state, parent)
-    print(f"first bad commit: {sha[:12]} {subject}")
+    print(f"\nfirst bad commit: {sha[:12]} {subject}")   # git bisect run ends without one
     if bad_runs and before:
         delta = (bad_runs[0] / before[0] - 1) * 100
         print(f"  {state['metric']}: {before[0]:.6g} -> {bad_runs[0]:.6g} {state['unit']} "
