@@ -211,7 +211,7 @@ def gate(args, engine):
     return judged.status()
 
 
-def to_kcidb(args, engine):
+def to_kcidb(args):
     runs = cli.need_runs(results.load_path(args.set), args.set)
     print(kcidb.dumps(kcidb.document(runs, args.origin, args.commit, args.branch, args.tree,
                                      args.metric or model.DEFAULT_METRIC)))
@@ -256,6 +256,8 @@ def main(argv=None):
     if hasattr(args, "out"):
         args.out = Path(args.out)
         args.out.mkdir(parents=True, exist_ok=True)
+    if args.verb == "kcidb":          # a set alone: no store to open (or make)
+        return to_kcidb(args)
     engine = history.open_store(args.db)
     return {"add": add, "list": list_sets, "export": export, "changes": changes,
-            "plot": plot_trend, "gate": gate, "kcidb": to_kcidb}[args.verb](args, engine) or 0
+            "plot": plot_trend, "gate": gate}[args.verb](args, engine) or 0
