@@ -107,6 +107,7 @@ class TwoSample:
     the bar k it must clear (|shift + d| > k rejects), so any shift's
     rejection rate is one comparison."""
     name = words = ""
+    simulated_runs = SIMULATED_RUNS     # past this many a side, large_sample_mde
 
     def p(self, a, b):
         return float(self.pvalues(np.asarray(a)[None, :], np.asarray(b)[None, :])[0])
@@ -124,7 +125,7 @@ class TwoSample:
         scale = max(sd_a, sd_b)
         if scale == 0:
             return 0.0
-        if min(na, nb) > SIMULATED_RUNS:
+        if min(na, nb) > self.simulated_runs:
             shift = self.large_sample_mde(sd_a, sd_b, na, nb, level, power)
         else:
             shift = scale * _simulated_shift(self.name, na, nb, round(sd_a / scale, 3),
@@ -280,6 +281,7 @@ class Range(TwoSample):
     as the t tests do. With 2 boots a side Welch's t has one degree of
     freedom and needs 64 standard errors at 0.01; the rule needs 5.6 ranges."""
     name, words = "range", "range rule"
+    simulated_runs = math.inf           # no large-sample formula: always simulated
 
     def pvalues(self, x, y):
         null = _range_null(x.shape[-1], y.shape[-1])
@@ -294,11 +296,6 @@ class Range(TwoSample):
         spread = np.maximum(np.ptp(x, axis=1), np.ptp(y, axis=1))
         # p <= level where the gap is past the null's (1 - level) quantile
         return y.mean(axis=1) - x.mean(axis=1), range_critical(x.shape[1], y.shape[1], level) * spread
-
-    def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
-        scale = max(sd_a, sd_b)
-        return scale * _simulated_shift(self.name, na, nb, round(sd_a / scale, 3),
-                                        round(sd_b / scale, 3), level, power)
 
 
 def range_critical(na, nb, level):
