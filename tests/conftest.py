@@ -24,7 +24,7 @@ SCHEMA = ROOT / "scripts" / "result-schema.json"
 def run_script(name, *args):
     """scripts/NAME ARGS run in this process, as its entry point runs it
     (mapbench.cli.run): a CompletedProcess with its exit status and what it
-    printed. scipy and statsmodels are imported once, not once per call; output of
+    printed. scipy is imported once, not once per call; output of
     processes the command starts is not captured."""
     from mapbench import cli
     command = importlib.import_module(f"mapbench.commands.{name.replace('-', '_')}")
