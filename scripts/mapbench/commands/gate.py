@@ -51,14 +51,17 @@ import argparse
 from .. import cli, model, output, results, stats, verdict, where
 
 
-def table_rows(judged, policy):
-    """A row per configuration: compared, missing after, or new."""
+def table(judged, policy):
+    """The gate's table: a row per configuration (compared, missing after,
+    or new)."""
     varying = results.varying_params([c.key for c in judged.rows])
-    return [[results.label(c.key, varying), f"{c.metric} ({c.unit}, {model.better(c.direction)})",
+    rows = [[results.label(c.key, varying), f"{c.metric} ({c.unit}, {model.better(c.direction)})",
              output.fmt_pct(c.delta_pct),
              f"{verdict.rules_for(policy, c.key.benchmark)['threshold_pct']:g}%",
              output.fmt_pct(c.mde, 1, sign=False), output.fmt_num(c.p_adj, 4), c.result]
             for c in judged.rows]
+    return output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
+                                "Result"], rows, left=(0, 1, 6))
 
 
 STATUS_WORDS = {cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
@@ -106,8 +109,7 @@ def main(argv=None):
         output.print_json(output.judgement_json(judged, policy), tool="gate", exit_status=status,
                           gate=STATUS_WORDS[status], where=where.lines(a, b))
         return status
-    print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
-                               "Result"], table_rows(judged, policy), left=(0, 1, 6)))
+    print(table(judged, policy))
     output.report_skipped(a, b)
     for metric in sorted({c.metric for c in judged.rows}):
         output.report_outliers(a, metric)

@@ -202,9 +202,7 @@ def gate(args, engine):
     if not a:
         cli.die(f"the history has no {metric} to judge against (history add SET first)")
     judged = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
-    print(output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
-                               "Result"], gate_command.table_rows(judged, args.policy),
-                              left=(0, 1, 6)))
+    print(gate_command.table(judged, args.policy))
     print(f"(before: each configuration's last stable segment of the history, "
           f"{len(a)} runs)")
     print(gate_command.last_line(judged))
