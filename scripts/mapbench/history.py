@@ -129,22 +129,6 @@ def runs_of(engine, set_ids):
     return out
 
 
-def frame(engine, branch=None):
-    """Every run of every set as a pandas DataFrame, a row per run and
-    metric: for notebooks."""
-    import pandas as pd
-    entries = sets(engine, branch)
-    by_set = runs_of(engine, [s["id"] for s in entries])
-    rows = [{"set_id": s["id"], "time": s["time"], "commit": s["kernel_commit"],
-             "branch": s["branch"], "label": s["label"], "clock": s["clock"],
-             "benchmark": r.benchmark, "params": json.dumps(r.params, sort_keys=True),
-             "metric": m, "value": v, "unit": r.unit(m), "direction": r.direction(m)}
-            for s in entries for r in by_set[s["id"]] for m, v in r.metrics.items()]
-    return pd.DataFrame(rows, columns=["set_id", "time", "commit", "branch", "label", "clock",
-                                       "benchmark", "params", "metric", "value", "unit",
-                                       "direction"])
-
-
 @dataclass
 class Series:
     """One configuration's figure over the history: a point per set (the
@@ -159,39 +143,65 @@ class Series:
     values: np.ndarray
 
 
-def series(engine, metric, branch=None):
-    """A Series per configuration measured with the metric."""
+@dataclass
+class History:
+    """The sets of a store (oldest first) and their runs, read once."""
+    sets: list
+    runs: dict          # set id -> Runs
+
+    def clock(self):
+        clocks = {s["clock"] for s in self.sets}
+        return clocks.pop() if len(clocks) == 1 else "mixed"
+
+    def series(self, metric):
+        """A Series per configuration measured with the metric."""
+        out = {}
+        for s in self.sets:
+            runs = self.runs[s["id"]]
+            for key, values in results.groups(runs, metric).items():
+                first = next(r for r in runs if r.key() == key and metric in r.metrics)
+                one = out.setdefault(key, Series(key, metric, first.unit(metric),
+                                                 first.direction(metric), [], [], [], []))
+                one.set_ids.append(s["id"])
+                one.commits.append(s["kernel_commit"])
+                one.times.append(s["time"])
+                one.values.append(float(np.mean(values)))
+        for one in out.values():
+            one.values = np.array(one.values)
+        return [out[k] for k in sorted(out)]
+
+
+def load(engine, branch=None):
+    """The history's sets (of one branch, or all) with their runs."""
     entries = sets(engine, branch)
-    by_set = runs_of(engine, [s["id"] for s in entries])
-    out = {}
-    for s in entries:
-        groups = results.groups(by_set[s["id"]], metric)
-        for key, values in groups.items():
-            first = next(r for r in by_set[s["id"]] if r.key() == key and metric in r.metrics)
-            one = out.setdefault(key, Series(key, metric, first.unit(metric),
-                                             first.direction(metric), [], [], [], []))
-            one.set_ids.append(s["id"])
-            one.commits.append(s["kernel_commit"])
-            one.times.append(s["time"])
-            one.values.append(float(np.mean(values)))
-    for one in out.values():
-        one.values = np.array(one.values)
-    return [out[k] for k in sorted(out)]
+    return History(entries, runs_of(engine, [s["id"] for s in entries]))
 
 
-def otava_csv(engine, metric, path, branch=None):
+def frame(engine, branch=None):
+    """Every run of every set as a pandas DataFrame, a row per run and
+    metric: for notebooks."""
+    import pandas as pd
+    h = load(engine, branch)
+    rows = [{"set_id": s["id"], "time": s["time"], "commit": s["kernel_commit"],
+             "branch": s["branch"], "label": s["label"], "clock": s["clock"],
+             "benchmark": r.benchmark, "params": json.dumps(r.params, sort_keys=True),
+             "metric": m, "value": v, "unit": r.unit(m), "direction": r.direction(m)}
+            for s in h.sets for r in h.runs[s["id"]] for m, v in r.metrics.items()]
+    return pd.DataFrame(rows, columns=["set_id", "time", "commit", "branch", "label", "clock",
+                                       "benchmark", "params", "metric", "value", "unit",
+                                       "direction"])
+
+
+def otava_csv(h, metric, path):
     """The history in Otava's CSV layout: a time column, attribute columns
     (commit, branch, label), then a column per configuration's metric."""
     import pandas as pd
-    columns = {}
-    for one in series(engine, metric, branch):
-        name = results.label(one.key, set(one.key.params) - results.DERIVED) + f" {metric}"
-        columns[name] = pd.Series(one.values, index=one.set_ids)
-    entries = pd.DataFrame(sets(engine, branch)).set_index("id")
+    entries = pd.DataFrame(h.sets).set_index("id")
     table = pd.DataFrame({"time": entries["time"], "commit": entries["kernel_commit"],
                           "branch": entries["branch"], "label": entries["label"]})
-    for name, values in columns.items():
-        table[name] = values
+    for one in h.series(metric):
+        name = results.label(one.key, set(one.key.params) - results.DERIVED) + f" {metric}"
+        table[name] = pd.Series(one.values, index=one.set_ids)
     table.to_csv(path, index=False)
 
 

@@ -77,28 +77,20 @@ def list_sets(args, engine):
 
 
 def export(args, engine):
-    if not history.sets(engine, args.branch):
+    h = history.load(engine, args.branch)
+    if not h.sets:
         cli.die("the history has no sets to export (history add SET --commit REV)")
-    history.otava_csv(engine, args.metric, args.csv, args.branch)
+    history.otava_csv(h, args.metric, args.csv)
     print(f"history: wrote {args.csv}")
-
-
-def rules_of(policy, one, clock):
-    verdict.apply_clock_defaults(policy, clock)
-    return verdict.rules_for(policy, one.key.benchmark)
-
-
-def clock_of_series(engine):
-    clocks = {s["clock"] for s in history.sets(engine)}
-    return clocks.pop() if len(clocks) == 1 else "mixed"
 
 
 def found_changes(engine, args):
     """[(series, [(change point, verdict, words)])] for every configuration."""
-    clock = clock_of_series(engine)
+    h = history.load(engine, args.branch)
+    verdict.apply_clock_defaults(args.policy, h.clock())
     out = []
-    for one in history.series(engine, args.metric, args.branch):
-        rules = rules_of(args.policy, one, clock)
+    for one in h.series(args.metric):
+        rules = verdict.rules_for(args.policy, one.key.benchmark)
         out.append((one, [(c, *verdict.significant(c.delta_pct, one.direction, rules))
                           for c in history.change_points(one)]))
     return out
@@ -185,13 +177,13 @@ def plot_trend(args, engine):
 def last_stable(engine, metric, branch):
     """The runs of each configuration's last stable segment: every set since
     its last change point, as one set to judge against."""
+    h = history.load(engine, branch)
     segment = {}
-    for one in history.series(engine, metric, branch):
+    for one in h.series(metric):
         points = history.change_points(one)
         start = points[-1].index if points else 0
         segment[one.key] = set(one.set_ids[start:])
-    by_set = history.runs_of(engine, set().union(*segment.values()) if segment else set())
-    return results.Runs([r for i, runs in by_set.items() for r in runs
+    return results.Runs([r for i, runs in h.runs.items() for r in runs
                          if i in segment.get(r.key(), ())])
 
 
