@@ -39,8 +39,7 @@ def energy_split(z, min_size=MIN_SIZE):
         m = kappas - tau                                   # points after the split
         between = np.cumsum(d[:tau, tau:].sum(axis=0))[m - 1]
         # pairs within z[tau:kappa]: each new point against those before it
-        within_y = np.cumsum(np.concatenate([[0.0], [d[tau + k, tau:tau + k].sum()
-                                                     for k in range(1, n - tau)]]))[m - 1]
+        within_y = np.cumsum(np.tril(d[tau:, tau:], -1).sum(axis=1))[m - 1]
         within_x = d[:tau, :tau].sum() / 2
         energy = 2 * between / (tau * m) - within_x / math.comb(tau, 2) - \
             within_y / (m * (m - 1) / 2)
@@ -101,7 +100,7 @@ class ChangePoint:
         return (self.mean_after / self.mean_before - 1) * 100 if self.mean_before else math.nan
 
 
-def _judged(z, points):
+def _judged(z, points, min_size):
     """Each candidate's two segments (to its neighbours) and their p."""
     bounds = [0] + points + [len(z)]
     out = []
@@ -109,7 +108,7 @@ def _judged(z, points):
         lo, hi = bounds[i], bounds[i + 2]
         left, right = z[lo:tau], z[tau:hi]
         out.append(ChangePoint(tau, float(left.mean()), float(right.mean()),
-                               split_p(left, right, hi - lo - 2 * MIN_SIZE + 1)))
+                               split_p(left, right, hi - lo - 2 * min_size + 1)))
     return out
 
 
@@ -125,7 +124,7 @@ def change_points(values, window=WINDOW, strict=STRICT_P, weak=WEAK_P, min_size=
         _in_window(z, lo, min(len(z), lo + window), found, weak, min_size)
     points = sorted(found)
     while points:
-        judged = _judged(z, points)
+        judged = _judged(z, points, min_size)
         worst = max(judged, key=lambda c: c.p)
         if worst.p < strict:
             return judged
