@@ -13,6 +13,24 @@ const volatile __u64 free_fn;
 /* Name of the maps to time: the bench names its maps after its pid. */
 const volatile char map_name[16];
 
+/* Address of free_mem_alloc_deferred, 0 where the kernel has none: the
+ * work a non-preallocated map's free queues to release its element caches
+ * once RCU readers are done. It is not timed, but it waits for RCU barriers
+ * one after another, so maps freed faster than that pile up work on the
+ * machine; the bench waits for these tails (queued == done, machine-wide)
+ * before the next map. */
+const volatile __u64 tail_fn;
+__u64 tails_queued, tails_done;
+/* The task running one of our frees (the bench frees one map at a time),
+ * and the tails it queued, by work item. */
+__u64 freeing_task;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u8);
+} tails SEC(".maps");
+
 /* Start time per work item being run. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -45,6 +63,7 @@ static __always_inline void start(struct work_struct *work)
 		return;
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&starts, &key, &now, BPF_ANY);
+	freeing_task = bpf_get_current_pid_tgid();
 }
 
 /* The work item may be freed memory by now: only its address is used. */
@@ -57,6 +76,7 @@ static __always_inline void end(struct work_struct *work)
 		return;
 	account(&cnt[0], 1, now - *t0, 0, 0);
 	bpf_map_delete_elem(&starts, &key);
+	freeing_task = 0;
 }
 
 SEC("fentry/bpf_map_free_deferred")
@@ -87,5 +107,29 @@ SEC("tp_btf/workqueue_execute_end")
 int BPF_PROG(wq_end, struct work_struct *work)
 {
 	end(work);
+	return 0;
+}
+
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(tail_queued, int cpu, struct pool_workqueue *pwq, struct work_struct *work)
+{
+	__u64 key = (__u64)work;
+	__u8 one = 1;
+
+	if ((__u64)work->func != tail_fn || bpf_get_current_pid_tgid() != freeing_task)
+		return 0;
+	if (!bpf_map_update_elem(&tails, &key, &one, BPF_ANY))
+		__sync_fetch_and_add(&tails_queued, 1);
+	return 0;
+}
+
+/* raw_tp: tp_btf refuses to read a function pointer argument. */
+SEC("raw_tp/workqueue_execute_end")
+int BPF_PROG(tail_done, struct work_struct *work, void *function)
+{
+	__u64 key = (__u64)work;
+
+	if ((__u64)function == tail_fn && !bpf_map_delete_elem(&tails, &key))
+		__sync_fetch_and_add(&tails_done, 1);
 	return 0;
 }

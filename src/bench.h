@@ -133,7 +133,8 @@ struct family {
 	int (*check)(const struct plan *plan);
 	/* Create maps, load programs, prefill: outside any timing. */
 	int (*setup)(struct run *run);
-	/* Run one batch for producer prod (called from its thread); 0 or -errno. */
+	/* Run one batch for producer prod (called from its thread); 0, -errno,
+	 * or an exit status after the family's own one-line error. */
 	int (*run)(struct run *run, int prod);
 	/* Consistent copy of every producer's counters. */
 	void (*measure)(struct run *run, struct prod_counters *out);

@@ -15,10 +15,12 @@
 #include "log.h"
 
 #define ENOTSUPP 524	/* the kernel's internal "not supported", seen by user space */
+#define FREE_WAIT_S 30
 
 struct free_state {
 	struct free_bpf *skel;
 	char name[16];		/* of the maps to time */
+	__u64 closed;		/* maps of that name closed */
 };
 
 /* Address of a kernel symbol from /proc/kallsyms, or 0 (absent or hidden). */
@@ -104,6 +106,9 @@ static int load_timing(struct free_state *st, struct run *run)
 		bpf_program__set_autoload(st->skel->progs.free_exit, fentry);
 		bpf_program__set_autoload(st->skel->progs.wq_start, !fentry);
 		bpf_program__set_autoload(st->skel->progs.wq_end, !fentry);
+		st->skel->rodata->tail_fn = kallsyms_lookup("free_mem_alloc_deferred");
+		bpf_program__set_autoload(st->skel->progs.tail_queued, st->skel->rodata->tail_fn);
+		bpf_program__set_autoload(st->skel->progs.tail_done, st->skel->rodata->tail_fn);
 		if (!fentry) {
 			fn = kallsyms_lookup("bpf_map_free_deferred");
 			if (!fn) {
@@ -151,6 +156,29 @@ static int free_setup(struct run *run)
 	return EXIT_OK;
 }
 
+/* Until the kernel has freed every map closed so far and run the work
+ * those frees queued (free.bpf.c's tails): one map in flight, so a fast
+ * producer cannot pile work up on the machine that outlives the run. An
+ * exit status: a kernel that has not finished in FREE_WAIT_S stops the run. */
+static int wait_for_frees(struct free_state *st)
+{
+	struct free_bpf__bss *bss = st->skel->bss;
+	__u64 queued, done;
+
+	for (int ms = 0; ms < FREE_WAIT_S * 1000; ms++) {
+		queued = __atomic_load_n(&bss->tails_queued, __ATOMIC_ACQUIRE);
+		done = __atomic_load_n(&bss->tails_done, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&bss->cnt[0].ops, __ATOMIC_ACQUIRE) == st->closed &&
+		    done == queued)
+			return EXIT_OK;
+		usleep(1000);
+	}
+	mb_err("the kernel has not finished freeing the last map after %d s (%llu of the RCU "
+	       "barrier works its frees queued pending): the machine is backlogged; run again "
+	       "once it has caught up", FREE_WAIT_S, (unsigned long long)(queued - done));
+	return EXIT_RUNTIME;
+}
+
 static int free_run(struct run *run, int prod)
 {
 	struct free_state *st = run->priv;
@@ -159,7 +187,8 @@ static int free_run(struct run *run, int prod)
 	if (run->plan->bench->target->new_filled_map(run->plan, run, st->name, &fd))
 		return -EIO;
 	close(fd);	/* the last reference: the kernel queues the free */
-	return 0;
+	st->closed++;
+	return wait_for_frees(st);
 }
 
 static void free_measure(struct run *run, struct prod_counters *out)

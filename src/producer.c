@@ -50,10 +50,10 @@ static void run_batch(struct producers *p, int id)
 {
 	int err = p->run->plan->bench->family->run(p->run, id);
 
-	if (err) {
+	if (err < 0)
 		mb_err("producer %d: running a batch failed: %s", id, strerror(-err));
-		fail(p, EXIT_RUNTIME);
-	}
+	if (err)
+		fail(p, err < 0 ? EXIT_RUNTIME : err);
 }
 
 static bool stopped(struct producers *p)
