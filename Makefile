@@ -35,7 +35,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
 # Debian packages the build, the tests and the scripts need.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
-	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest \
+	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest python3-pytest-xdist \
 	python3-jsonschema python3-hypothesis \
 	python3-sqlalchemy python3-psycopg2 postgresql-15 \
 	util-linux qemu-system-x86 busybox-static cpio \
@@ -137,10 +137,12 @@ unit: $(UNIT_BINS)
 integration: bench
 	$(PYTHON) -m pytest -q tests/integration
 
-# The quick tier: unit tests and the scripts on fixtures; no root, no apt,
-# no QEMU (the packages of make deps must be there).
+# The quick tier: unit tests and every test of every folder that neither
+# loads BPF nor boots a guest; no root, no apt, no QEMU (the packages of make
+# deps must be there). A test that does either is marked live (conftest.py).
+# They judge fixtures and deterministic counts, so they run on every CPU.
 test: bench unit
-	$(PYTHON) -m pytest -q -rs -m "not live and not slow" tests/scripts
+	$(PYTHON) -m pytest -q -rs -n auto --dist loadgroup -m "not live and not slow" tests
 
 # What CI runs: make test's tests, and those that run ./bench on this kernel
 # and boot guests.

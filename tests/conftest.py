@@ -148,6 +148,52 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.live)
 
 
+def is_live(item):
+    return item.get_closest_marker("live") or item.get_closest_marker("slow")
+
+
+# Root with no capabilities, for good: what a user without root is to BPF.
+WITHOUT_CAPABILITIES = ["setpriv", "--securebits", "+noroot,+noroot_locked",
+                        "--bounding-set", "-all", "--inh-caps", "-all"]
+
+
+class _Unprivileged(subprocess.Popen):
+    """subprocess.Popen for a test that is not live: ./bench runs without
+    capabilities, so a test that loads BPF unmarked fails under make check
+    as it would for a user without root, and a guest boot fails at once."""
+    item = None
+
+    def __init__(self, args, *rest, **kwargs):
+        program = Path(str(args[0] if isinstance(args, (list, tuple)) else args).split()[0])
+        if program.name.startswith("qemu-system") and "-kernel" in map(str, args):
+            pytest.fail(f"{self.item.nodeid} boots a guest but is not marked live: take the root "
+                        "fixture", pytrace=False)
+        if program.resolve() == BENCH.resolve():
+            self.item.user_properties.append(("ran ./bench", True))
+            if os.geteuid() == 0:
+                args = [*WITHOUT_CAPABILITIES, *map(str, args)]
+        super().__init__(args, *rest, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _tier(request, monkeypatch):
+    """Tests are tiered by what they do: one that is not live runs ./bench
+    without privileges and cannot boot a guest."""
+    if not is_live(request.node):
+        monkeypatch.setattr(_Unprivileged, "item", request.node)
+        monkeypatch.setattr(subprocess, "Popen", _Unprivileged)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Why a test that is not live and ran ./bench may have failed."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and not is_live(item) and ("ran ./bench", True) in item.user_properties:
+        report.sections.append(("tier", "./bench ran without capabilities: this test is not "
+                                "marked live. A test that loads BPF takes the root fixture."))
+
+
 @pytest.fixture
 def root():
     if os.geteuid() != 0:

@@ -63,7 +63,7 @@ def test_the_kernels_map_flags_are_read_back(root, result, flag, bits):
     assert doc["params"]["map_flags"] & bits == bits and doc["params"]["producers"] == 1
 
 
-def test_zero_seed_reaches_every_inner_map(result):
+def test_zero_seed_reaches_every_inner_map(root, result):
     """The maps of an array of maps share its inner map's flags: with
     --zero-seed (every icount guest run) INNER_LRU_HASH_PREALLOC's array
     refused its maps and the test did not load."""
@@ -96,7 +96,7 @@ def test_map_perf_tests_arguments_set_tasks_entries_and_count():
         (os.cpu_count(), 10000, 300)
 
 
-def test_the_figure_is_each_tasks_rounds_timed_in_user_space(result):
+def test_the_figure_is_each_tasks_rounds_timed_in_user_space(root, result):
     """Each task's line is its events over its own time around its rounds
     (map_perf_test's count over its elapsed time), recorded per sample."""
     proc, doc = result("map-perf", "4", "-p", "1", "--count", "1000", "-w", "0", "-d", "2")
@@ -124,7 +124,7 @@ def _elements(name, before):
             for m in maps if m.get("name") == name and m["id"] not in before["map"]]
 
 
-def test_lru_tests_start_each_round_from_an_empty_map():
+def test_lru_tests_start_each_round_from_an_empty_map(root):
     """map_perf_test inserts count random keys into a new map; without the
     emptying between rounds the map would be full (10000) after ten."""
     before = bpf_snapshot()
@@ -138,7 +138,7 @@ def test_lru_tests_start_each_round_from_an_empty_map():
     assert len(counts) == 1 and counts[0] < 5000, counts
 
 
-def test_timed_events_are_not_in_step_with_the_lru_refill(result):
+def test_timed_events_are_not_in_step_with_the_lru_refill(root, result):
     """One event in 16 is timed and counted for 16; taking every 16th fell
     in step with the LRU's free-list refills (128 nodes) and put an event's
     map work at more than the whole event (syscall and all) as the task

@@ -12,7 +12,7 @@ LINE = re.compile(r"^bpf-nop: median ([\d.]+) ns/op, stddev ([\d.]+), p99 ([\d.]
                   r"\((\d+) samples\)$", re.M)
 
 
-def test_its_line_is_the_batches_without_outliers(result):
+def test_its_line_is_the_batches_without_outliers(root, result):
     proc, doc = result("bpf-nop", "-w", "1", "-d", "1", "-q")
     assert proc.returncode == 0, proc.stderr
     (median, stddev, p99, n), = LINE.findall(proc.stdout)
@@ -24,7 +24,7 @@ def test_its_line_is_the_batches_without_outliers(result):
     assert (doc["params"]["trigger"], doc["params"]["loop"]) == ("syscall", "can_loop")
 
 
-def test_the_batch_is_sized_to_ten_milliseconds_as_the_kernels(result):
+def test_the_batch_is_sized_to_ten_milliseconds_as_the_kernels(root, result):
     """The kernel calibrates every run; so does bpf-nop unless --batch N.
     A batch's ops are the iterations its loop ran: may_goto may end one
     early, where the kernel's would still divide by the bound."""
@@ -38,14 +38,14 @@ def test_the_batch_is_sized_to_ten_milliseconds_as_the_kernels(result):
     assert all(0 < s["ops"] <= s["runs"] * cal["batch"] for s in measured(doc))
 
 
-def test_a_given_batch_runs_as_given(result):
+def test_a_given_batch_runs_as_given(root, result):
     proc, doc = result("bpf-nop", "-w", "0", "-d", "1", "-q", "--batch", "1000")
     assert proc.returncode == 0, proc.stderr
     assert "batch_auto" not in doc["params"] and doc["params"]["batch"] == 1000
     assert all(s["ops"] == 1000 * s["runs"] > 0 for s in measured(doc))
 
 
-def test_machine_readable_line_names_the_scenario(result):
+def test_machine_readable_line_names_the_scenario(root, result):
     proc, doc = result("bpf-nop", "--machine-readable", "-w", "1", "-d", "1", "-q")
     assert proc.returncode == 0, proc.stderr
     line, = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]

@@ -1,6 +1,8 @@
 """compare, gate, report and plot on result files whose answers are known."""
 import json
 import re
+import struct
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -488,14 +490,31 @@ def test_plots_are_written(tmp_path, slowdown):
     assert curve.returncode == 0, curve.stderr
     proc = script("plot", *slowdown, "--kind", "delta", "--out", tmp_path / "plots")
     assert proc.returncode == 0, proc.stderr
-    for name in ("before-vs-after-curve", "before-vs-after-delta"):
-        for ext in ("png", "svg"):
-            assert (tmp_path / "plots" / f"{name}.{ext}").stat().st_size > 1000
     mem = tmp_path / "m"
     mem.mkdir()
     (mem / "mem.json").write_text(json.dumps(mem_doc({("LRU", "lru"): 64.0})))
     assert script("plot", mem, "--kind", "memory", "--out", tmp_path / "plots").returncode == 0
-    assert (tmp_path / "plots" / "m-memory.png").stat().st_size > 1000
+    says = {"before-vs-after-curve": ["before: htab-lookup map=htab", "after: htab-lookup map=htab"],
+            "before-vs-after-delta": ["htab-lookup", "htab-update", "regression",
+                                      "no significant change", "change in figure, better is up (%)"],
+            "m-memory": ["bytes per element (kernel accounting)"]}
+    for name, words in says.items():
+        assert set(words) <= plot_words(tmp_path / "plots" / f"{name}.svg"), name
+        assert png_size(tmp_path / "plots" / f"{name}.png") == (1000, 600), name
+
+
+def plot_words(svg):
+    """Every text and series title a gnuplot SVG shows."""
+    tree = ET.parse(svg)
+    return {"".join(e.itertext()).strip() for e in tree.iter()
+            if e.tag.rsplit("}", 1)[-1] in ("text", "title")}
+
+
+def png_size(png):
+    """Width and height from a PNG's header (IHDR)."""
+    head = png.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    return struct.unpack(">II", head[16:24])
 
 
 def round_doc(schema, n, value):

@@ -9,6 +9,10 @@ import pytest
 
 from conftest import ROOT
 
+# Touching a header changes what make -n sees: these run on one worker,
+# one after another, under make test's pytest-xdist.
+pytestmark = pytest.mark.xdist_group("the build tree")
+
 OUT = ROOT / "build"
 HEADERS = sorted(ROOT.glob("src/*.h")) + sorted(ROOT.glob("progs/*.h"))
 SOURCES = sorted(ROOT.glob("src/*.c")) + sorted(ROOT.glob("src/peers/*.c")) + \

@@ -25,7 +25,8 @@ def test_benchmark_table_is_the_contract_table():
 
 def test_every_benchmark_has_a_unit_and_a_clock():
     rows = [r.strip("|").split("|") for r in run_bench("--contracts").stdout.splitlines()[2:]]
-    names = run_bench("-l").stdout
+    names = {line.split()[0] for line in run_bench("-l").stdout.splitlines()}
+    assert len(rows) == len(names), "a benchmark of -l without a contract row, or a row too many"
     for name, alias, workload, walk, trigger, loop, batch, figure, unit, clock in (
             [c.strip() for c in r] for r in rows):
         assert name in names and workload and walk and figure and unit
