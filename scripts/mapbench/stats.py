@@ -377,28 +377,6 @@ def runs_needed(test, a, b, pct, alpha, power=0.8):
         return hi
 
 
-def sequential_look(a, b, target_pct, alpha, looks, power=0.8, paired=False):
-    """One look of a sequential A/B that may stop at any of `looks` looks.
-    alpha is spent equally over the looks (Bonferroni), so however it stops
-    the false-alarm rate stays at or below alpha. Returns (decision, delta %,
-    p, MDE %): "difference" when the change is significant at alpha / looks,
-    "no change" when the MDE at that level is below target_pct, else
-    "continue"."""
-    level = alpha / looks
-    delta = (np.mean(b) / np.mean(a) - 1) * 100
-    a, b = np.asarray(a), np.asarray(b)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        test = "paired" if paired else "welch"
-        p = p_value(a, b, test)
-        mde = mde_of_test(test, a, b, level, power)
-    if p < level:
-        return "difference", delta, p, mde
-    if mde < target_pct:
-        return "no change", delta, p, mde
-    return "continue", delta, p, mde
-
-
 def outliers(runs, metric, z=3.5, cv_factor=3.0, min_dev=0.005):
     """(run, why) for runs far from their group: a robust z-score (median and
     MAD) above z and more than min_dev (0.5%) from the median, or a within-run

@@ -117,10 +117,12 @@ def significant(delta_pct, direction, rules):
     return (IMPROVEMENT, "improvement") if delta_pct * direction > 0 else (REGRESSION, "REGRESSION")
 
 
-def decide(c, rules, level):
+def decide(c, rules, level, advise=True):
     """(verdict, wording) of one comparison whose c.p_adj and c.mde are set.
     "no change" only where the test that judged could have seen the
-    threshold, and the change it saw is not over it."""
+    threshold, and the change it saw is not over it. advise: an underpowered
+    comparison says how many runs would do (a search: a sequential look,
+    which goes on anyway, leaves it out)."""
     threshold = rules["threshold_pct"]
     few = stats.too_few(c, rules["min_runs"])
     if few:
@@ -138,12 +140,31 @@ def decide(c, rules, level):
     if rules["allow_underpowered"]:
         return NO_CHANGE, "no significant change"
     if c.mde > threshold or abs(c.delta_pct) > threshold:
+        seen = "" if c.mde > threshold else f", though {c.delta_pct:+.2f}% was seen"
+        if not advise:
+            return INCONCLUSIVE, f"inconclusive: underpowered (MDE {c.mde:.2g}% > {threshold:g}%{seen})"
         n = stats.runs_needed(rules["test"], c.a, c.b, threshold, level, rules["power"])
         more = f"more than {stats.MAX_RUNS}" if n > stats.MAX_RUNS else str(n)
-        seen = "" if c.mde > threshold else f", though {c.delta_pct:+.2f}% was seen"
         return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.2g}% > {threshold:g}%"
                               f"{seen}; {more} runs a side would do)")
     return NO_CHANGE, "no significant change"
+
+
+def look(a, b, rules, looks, direction=+1, unit=""):
+    """One look of a sequential A/B that may stop at any of `looks` looks,
+    judged as the gate judges (decide) with alpha spent equally over the
+    looks (Bonferroni: however it stops, false alarms stay at or below
+    alpha) and the threshold the MDE to reach. The look is final unless its
+    verdict is INCONCLUSIVE. A Comparison with verdict, result, p and mde."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    rules = dict(rules, alpha=rules["alpha"] / looks)
+    delta = (b.mean() / a.mean() - 1) * 100 if a.mean() else math.nan
+    c = stats.Comparison(None, rules["metric"], a, b, delta, math.nan, math.nan,
+                         stats.p_value(a, b, rules["test"]), direction=direction, unit=unit)
+    c.p_adj = c.p
+    c.mde = stats.mde_of_test(rules["test"], a, b, rules["alpha"], rules["power"])
+    c.verdict, c.result = decide(c, rules, rules["alpha"], advise=False)
+    return c
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_bench, run_script
 
-from mapbench import kernel_log, stats
+from mapbench import kernel_log, stats, verdict
 
 ENV = {"cpu_model": "AMD EPYC", "online_cpus": 2, "kernel_release": "6.18.44",
        "bpf_jit_enable": "1", "bpf_jit_harden": "0"}
@@ -644,13 +644,15 @@ def simulate_sequential(effect_pct, trials, seed, alpha=0.05, max_runs=12, min_r
     """(decisions, runs a side when it stopped) of simulated sequential A/Bs."""
     rng = np.random.default_rng(seed)
     looks = max_runs - min_runs + 1
+    rules = {**verdict.DEFAULT, **verdict.CLOCK_DEFAULTS["host"], "metric": "figure",
+             "alpha": alpha, "threshold_pct": target, "min_runs": 2}
     out = []
     for _ in range(trials):
         a = rng.normal(100, 100 * cv, max_runs)
         b = rng.normal(100 * (1 + effect_pct / 100), 100 * cv, max_runs)
         for n in range(min_runs, max_runs + 1):
-            decision = stats.sequential_look(a[:n], b[:n], target, alpha, looks)[0]
-            if decision != "continue":
+            decision = verdict.look(a[:n], b[:n], rules, looks).verdict
+            if decision != verdict.INCONCLUSIVE:
                 break
         out.append((decision, n))
     return out
@@ -659,14 +661,15 @@ def simulate_sequential(effect_pct, trials, seed, alpha=0.05, max_runs=12, min_r
 def test_sequential_looks_keep_false_alarms_at_alpha():
     """A/A: stopping at whichever look comes first must not raise false alarms above alpha."""
     runs = simulate_sequential(0, 300, seed=5)
-    false_alarms = sum(d == "difference" for d, _ in runs) / len(runs)
+    significant = (verdict.REGRESSION, verdict.IMPROVEMENT, verdict.NEGLIGIBLE)
+    false_alarms = sum(d in significant for d, _ in runs) / len(runs)
     assert false_alarms <= 0.05
-    assert sum(d == "no change" for d, _ in runs) > 0.5 * len(runs)
+    assert sum(d == verdict.NO_CHANGE for d, _ in runs) > 0.5 * len(runs)
 
 
 def test_sequential_stops_early_on_a_large_effect():
     runs = simulate_sequential(-20, 100, seed=6)
-    assert all(d == "difference" for d, _ in runs)
+    assert all(d == verdict.REGRESSION for d, _ in runs)
     assert np.mean([n for _, n in runs]) < 5
 
 

@@ -2,7 +2,9 @@
 boot, a warmup run first): pooling a boot's runs keeps what they carry, and
 compare, gate, report and ab's per-patch table give one verdict, in the
 right direction, for memory and for throughput."""
+import argparse
 import json
+import subprocess
 
 import pytest
 
@@ -126,3 +128,31 @@ def test_boots_that_repeat_their_boot_id_stay_apart(tmp_path):
         doc["environment"]["vm"]["boot_uid"] = path.parent.name
         path.write_text(json.dumps(doc))
     assert len(results.load_path(folder)) == 2
+
+
+def test_boots_until_decided_are_judged_as_the_gate_judges(tmp_path, monkeypatch, capsys):
+    """ab --until-mde looks after each boot of both kernels with the gate's
+    policy and the clock's test (the range rule under icount), in the
+    verdict engine's words: a 1% slower lookup is a REGRESSION once both
+    kernels have booted twice."""
+    pair = [tmp_path / "before", tmp_path / "after"]
+    boots = iter(range(1, 10))
+
+    def one_boot_each(title, argv, capture=None):
+        boot = next(boots)
+        for folder, kernel, figure in ((pair[0], "before", 10.0), (pair[1], "after", 9.9)):
+            doc = lookup_doc(figure * (1 + 1e-7 * boot))
+            doc["environment"] = guest_env(kernel, boot, warmup=False)
+            path = folder / f"boot-{boot}" / "run-1.json"
+            path.parent.mkdir(parents=True)
+            path.write_text(json.dumps(doc))
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(ab_command, "step", one_boot_each)
+    args = argparse.Namespace(boots=4, min_boots=2, policy=None, metric="figure", until_mde=0.5,
+                              paired=False)
+    assert ab_command.boot_until_mde(args, [], pair) == 0
+    out = capsys.readouterr().out
+    assert "ab: htab-lookup: 2 boots a side, delta -1.00%" in out
+    assert out.count(": REGRESSION\n") == 1
+    assert "every benchmark decided after 2 boots a side" in out

@@ -129,12 +129,12 @@ def ab(tmp_path, name, a, b, *extra):
 def test_ab_until_mde_says_no_change_on_a_a(root, tmp_path):
     """The same benchmark as A and B: stops with "no change" once the MDE is small
     enough (50%: one-second runs on our shared VMs vary by 10-15%), never with a
-    confirmed difference."""
+    confirmed change."""
     proc = ab(tmp_path, "aa", "htab-lookup --max-entries 1K", "htab-lookup --max-entries 1K",
               "--until-mde", "50", "--max-runs", "20")
     print(proc.stdout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "No change: after" in proc.stdout
+    assert "No significant change after" in proc.stdout
     assert len(list((tmp_path / "aa" / "a").glob("run-*.json"))) < 20
 
 
@@ -145,7 +145,7 @@ def test_ab_until_mde_confirms_a_slowdown_early(root, tmp_path):
               "--until-mde", "5", "--max-runs", "16")
     print(proc.stdout)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "Difference confirmed after" in proc.stdout
+    assert "B against A after" in proc.stdout and "REGRESSION" in proc.stdout
     assert len(list((tmp_path / "slow" / "a").glob("run-*.json"))) <= 6
 
 

@@ -48,7 +48,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import cachemodel, cli, model, output, results, stats
+from .. import cachemodel, cli, model, output, results, stats, verdict
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
@@ -97,11 +97,13 @@ def series_table(sets, names, policy):
     return table, regressed
 
 
-def boot_until_mde(args, run, pair, alpha=0.01, power=0.8):
+def boot_until_mde(args, run, pair):
     """Boot both kernels once per round (run: vmrun with --boots 1) and look
-    after each round from --min-boots on; stop when every benchmark is
-    decided. Returns vmrun's status if a round fails, else 0."""
+    after each round from --min-boots on, judging as the gate does (its
+    policy and the clock's test) until every benchmark is decided. Returns
+    vmrun's status if a round fails, else 0."""
     looks = args.boots - args.min_boots + 1
+    policy = verdict.load_policy(args.policy)
     for r in range(1, args.boots + 1):
         proc = step(f"round {r}/{args.boots}: one boot of each kernel", run)
         if proc.returncode:
@@ -109,17 +111,20 @@ def boot_until_mde(args, run, pair, alpha=0.01, power=0.8):
         if r < args.min_boots:
             continue
         runs = [results.load_path(p) for p in pair]
+        verdict.apply_clock_defaults(policy, model.clock_of_runs(*runs))
         a, b = (results.groups(r, args.metric) for r in runs)
         pending = []
-        for key in a:
-            if key not in b:
-                continue
+        for key in sorted(set(a) & set(b)):
+            first = next(x for x in runs[0] if x.key() == key)
+            rules = dict(verdict.rules_for(policy, key.benchmark), metric=args.metric,
+                         threshold_pct=args.until_mde)
+            rules.update(alpha=rules["alpha"] / len(a), **({"test": "paired"} if args.paired else {}))
             va, vb = stats.paired(*runs, args.metric, key) if args.paired else (a[key], b[key])
-            decision, delta, p, mde = stats.sequential_look(va, vb, args.until_mde, alpha / len(a),
-                                                            looks, power, args.paired)
-            print(f"ab: {results.label(key, set())}: {len(a[key])} boots a side, delta {delta:+.2f}%, "
-                  f"p {p:.4f}, MDE {mde:.1f}%: {decision}", flush=True)
-            pending += [key] if decision == "continue" else []
+            c = verdict.look(va, vb, rules, looks, first.direction(args.metric),
+                             first.unit(args.metric))
+            print(f"ab: {results.label(key, set())}: {len(a[key])} boots a side, delta "
+                  f"{c.delta_pct:+.2f}%, p {c.p:.4f}, MDE {c.mde:.2g}%: {c.result}", flush=True)
+            pending += [key] if c.verdict == verdict.INCONCLUSIVE else []
         if not pending:
             print(f"ab: every benchmark decided after {r} boots a side")
             return 0

@@ -44,16 +44,18 @@ an even number (at least 2).
 
 `suite ab` runs ./bench with ARGS for A and for B in alternation (ABAB...,
 or each round in random order), results in LABEL/a and LABEL/b, and after
-every round from --min-runs on looks at the runs: it stops with "difference"
-when Welch's t (or, with --paired, a paired t on the rounds' relative
-differences) is significant, with "no change" when the MDE has fallen below
---until-mde, and otherwise goes on to --max-runs. alpha is spent equally over
-all the looks it may take (Bonferroni), so stopping early does not raise the
-false-alarm rate above --alpha.
+every round from --min-runs on judges the runs as the gate does (Welch's t,
+or with --paired a paired t on the rounds' relative differences): it stops
+on a REGRESSION or improvement of B against A (or a change under
+--until-mde, negligible), on "no significant change" once the MDE has
+fallen below --until-mde, and otherwise goes on to --max-runs. alpha is
+spent equally over all the looks it may take (Bonferroni), so stopping
+early does not raise the false-alarm rate above --alpha.
 
 Exit status: 0 every run finished (unsupported ones are recorded as such;
-ab: no change), 1 some runs failed (ab: a difference confirmed), 2 (ab) no
-answer within --max-runs, 3 tool error, 64 usage error, 130 interrupted.
+ab: no significant change), 1 some runs failed (ab: a change confirmed), 2
+(ab) no answer within --max-runs, 3 tool error, 64 usage error, 130
+interrupted.
 """
 import argparse
 import shlex
@@ -66,7 +68,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import cli, model, output, results, stats
+from .. import cli, model, output, results, verdict
 from ..suites import (SUITES, configurations, sweep_suite, figure_text, fmt_time, load_suite, plan,
                       run_file, status_of)
 from ..peer import Peer, figure_text as peer_figure_text
@@ -275,12 +277,21 @@ def run_once(argv, path, label, rnd, warmup, duration, bench=BENCH):
     return proc.returncode, err
 
 
-def value_of(path, metric):
+def run_of(path, metric):
+    """The run a result file holds, if it measured metric."""
     runs = results.runs_of_document(json.loads(path.read_text()), str(path))
     if not runs or not isinstance(runs[0], model.Run) or metric not in runs[0].metrics:
         why = runs[0].why if runs and isinstance(runs[0], model.Skipped) else f"no {metric}"
         raise model.InputError(f"{path}: {why}")
-    return runs[0].metrics[metric], runs[0].unit(metric)
+    return runs[0]
+
+
+def ab_rules(args):
+    """The gate's rules on the host clock, with the A/B's own test, alpha,
+    power and, as threshold, the MDE it runs until."""
+    return {**verdict.DEFAULT, **verdict.CLOCK_DEFAULTS["host"], "metric": args.metric,
+            "test": "paired" if args.paired else "welch", "alpha": args.alpha,
+            "power": args.power, "threshold_pct": args.until_mde, "min_runs": 2}
 
 
 def cmd_ab(args):
@@ -300,10 +311,10 @@ def cmd_ab(args):
             cli.die(f"--{name}: {proc.stderr.strip()}", cli.EXIT_USAGE)
     looks = args.max_runs - args.min_runs + 1
     rng = random.Random(args.seed)
-    values = {"a": [], "b": []}
+    runs = {"a": [], "b": []}
     start = time.monotonic()
     print(f"A: {benches['a']} {args.a}\nB: {benches['b']} {args.b}\nUntil the MDE is below {args.until_mde:g}% "
-          f"or a difference is confirmed; at most {args.max_runs} runs a side, alpha {args.alpha:g} "
+          f"or a change is confirmed; at most {args.max_runs} runs a side, alpha {args.alpha:g} "
           f"over {looks} looks{', paired by round' if args.paired else ''}.")
     for r in range(args.max_runs):
         order = ["a", "b"]
@@ -316,27 +327,27 @@ def cmd_ab(args):
             if rc:
                 cli.die(f"{side.upper()} run {r + 1} failed: "
                         f"{(err.strip().splitlines() or ['exit ' + str(rc)])[-1]}", 1)
-            v, unit = value_of(path, args.metric)
-            values[side].append(v)
-        line = (f"[round {r + 1}/{args.max_runs}] A {np.mean(values['a']):.3f}, "
-                f"B {np.mean(values['b']):.3f} {unit}")
+            runs[side].append(run_of(path, args.metric))
+        a, b = ([x.metrics[args.metric] for x in runs[side]] for side in "ab")
+        first = runs["a"][0]
+        line = (f"[round {r + 1}/{args.max_runs}] A {np.mean(a):.3f}, B {np.mean(b):.3f} "
+                f"{first.unit(args.metric)}")
         if r + 1 < args.min_runs:
             print(line, flush=True)
             continue
-        decision, delta, p, mde = stats.sequential_look(values["a"], values["b"], args.until_mde,
-                                                        args.alpha, looks, args.power, args.paired)
-        print(f"{line}: delta {delta:+.2f}%, p {p:.4f}, MDE {mde:.1f}% "
+        c = verdict.look(a, b, ab_rules(args), looks, first.direction(args.metric),
+                         first.unit(args.metric))
+        print(f"{line}: delta {c.delta_pct:+.2f}%, p {c.p:.4f}, MDE {c.mde:.1f}%: {c.result} "
               f"(elapsed {fmt_time(time.monotonic() - start)})", flush=True)
-        if decision == "difference":
-            print(f"Difference confirmed after {r + 1} runs a side: B is {delta:+.2f}% against A "
-                  f"(p {p:.4f} < {args.alpha / looks:.4g}).")
-            return 1
-        if decision == "no change":
-            print(f"No change: after {r + 1} runs a side the MDE is {mde:.1f}%, below "
-                  f"{args.until_mde:g}% (delta {delta:+.2f}%).")
+        if c.verdict == verdict.NO_CHANGE:
+            print(f"No significant change after {r + 1} runs a side: the MDE is {c.mde:.1f}%, "
+                  f"below {args.until_mde:g}% (delta {c.delta_pct:+.2f}%).")
             return 0
-    print(f"No answer within {args.max_runs} runs a side: the MDE is {mde:.1f}%, above "
-          f"{args.until_mde:g}%; more runs, longer runs or a quieter machine would tell.")
+        if c.verdict != verdict.INCONCLUSIVE:
+            print(f"B against A after {r + 1} runs a side: {c.delta_pct:+.2f}%, {c.result} "
+                  f"(p {c.p:.4f} < {args.alpha / looks:.4g}).")
+            return 1
+    print(f"No answer within {args.max_runs} runs a side: {c.result}.")
     return 2
 
 
