@@ -11,7 +11,6 @@
 #include <jansson.h>
 #include <linux/types.h>
 #include "bench_shared.h"
-#include "topology.h"
 
 enum exit_status {
 	EXIT_OK = 0,
@@ -33,6 +32,8 @@ enum trigger { TRIGGER_XDP, TRIGGER_RAW_TP, TRIGGER_FENTRY, TRIGGER_NIC, TRIGGER
  * (bpf-hashmap-*, htab-mem). */
 enum key_order { KEYS_SEQ, KEYS_RANDOM, KEYS_COUNTER, KEYS_INDEX, KEYS_PRANDOM,
 		 KEYS_DRAWN /* a walk that draws its keys (keys.h); not a --keys choice */ };
+/* --placement: how producers are pinned by the machine's topology (topology.c). */
+enum placement { PLACE_NONE, PLACE_COMPACT, PLACE_SPREAD_LLC, PLACE_SPREAD_NODE, PLACE_SMT_PAIRS };
 /* can_loop: a loop bounded by may_goto, the kernel timing library's (a
  * row's, bpf-nop). */
 enum loop_kind { LOOP_AUTO, LOOP_FOR, LOOP_BPF_LOOP, LOOP_CAN_LOOP, LOOP_NONE };
@@ -156,6 +157,8 @@ struct family {
 	 * describes it, filled with keys [0, nr-entries), and return its fd in
 	 * *fd; an exit status. */
 	int (*new_filled_map)(const struct plan *plan, struct run *run, const char *name, int *fd);
+	/* The map kinds (maps.h bits) whose maps new_filled_map makes. */
+	unsigned int fills;
 	/* Instead of setup/run/measure/teardown: measure without producers
 	 * into *out (mem's table); an exit status. */
 	int (*oneshot)(struct run *run, struct mem_report *out);
@@ -229,9 +232,21 @@ const char *bench_op_name(enum bench_op op);
 
 /* One run: its plan and what setup found out about the kernel. */
 struct perf_counters;
+struct samples;
+struct mem_report;
+struct mem_row;
+
+/* What a run shows as it goes, given by main.c (output.c's lines): the
+ * sampler and the mem family report through it, below the output. */
+struct progress {
+	void (*sample)(const struct run *run, const struct samples *s, int i);
+	void (*mem_header)(const struct run *run, const struct mem_report *rep);
+	void (*mem_row)(const struct run *run, const struct mem_row *row);
+};
 
 struct run {
 	const struct plan *plan;
+	const struct progress *progress;
 	void *priv;
 	int map_type;			/* enum bpf_map_type value from BTF */
 	const char *map_type_name;	/* e.g. BPF_MAP_TYPE_HASH */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cpu.h"
+#include "topology.h"
 
 int cpu_online_count(void)
 {

@@ -10,6 +10,7 @@
 #include "cpu.h"
 #include "env.h"
 #include "sysfs.h"
+#include "topology.h"
 
 #ifndef MAPBENCH_REV
 #define MAPBENCH_REV "unknown"

@@ -255,6 +255,7 @@ const struct family htab_family = {
 	.teardown = htab_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = htab_new_filled_map,
+	.fills = HASH_MAPS,
 	.memory = htab_memory,
 	.entries = htab_entries,
 	.packet_driven = true,

@@ -10,6 +10,7 @@
 #include "keys.h"
 #include "lpm.h"
 #include "lpm.skel.h"
+#include "maps.h"
 #include "probe.h"
 #include "peer.h"
 #include "prefixes.h"
@@ -207,5 +208,6 @@ const struct family lpm_family = {
 	.teardown = lpm_teardown,
 	.thread_init = progs_thread_init,
 	.new_filled_map = lpm_new_filled_map,
+	.fills = MAP_LPM,
 	.packet_driven = true,
 };

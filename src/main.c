@@ -18,6 +18,7 @@
 #include "result.h"
 #include "sampler.h"
 #include "stats.h"
+#include "stop.h"
 #include "trigger.h"
 
 /* What a run needs beyond valid options: a writable --json path, BPF rights. */
@@ -204,7 +205,8 @@ int main(int argc, char **argv)
 	static struct host host;
 	struct options given;
 	struct plan plan;
-	struct run run = { .plan = &plan, .entries_end = -1, .evictions = -1 };
+	struct run run = { .plan = &plan, .progress = &text_progress, .entries_end = -1,
+			   .evictions = -1 };
 	enum cli_action action;
 	int err;
 
@@ -254,7 +256,7 @@ int main(int argc, char **argv)
 			 "throughput is what the machine delivered, per-producer in-kernel rates "
 			 "do not add up to it", plan.producers, host.online_cpus);
 	run.trigger = plan.trigger;
-	sampler_install_signals();
+	stop_on_signals();
 	if (plan.bench->family->oneshot)
 		return measure_oneshot(&run);
 	return measure(&run);

@@ -9,31 +9,28 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "htab.h"
-#include "lpm.h"
+#include "bench.h"
+#include "log.h"
 #include "maps.h"
 #include "probe.h"
 
 static const struct map_kind kinds[] = {
-	{ "htab", "HASH", MAP_HTAB, .family = &htab_family },
-	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true, .family = &htab_family },
+	{ "htab", "HASH", MAP_HTAB },
+	{ "percpu", "PERCPU_HASH", MAP_PERCPU, .percpu = true },
 	{ "lru", "LRU_HASH", MAP_LRU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc", .evicts = true,
-	  .family = &htab_family },
+	  "LRU maps are always preallocated: drop --no-prealloc", .evicts = true },
 	{ "lru_percpu", "LRU_PERCPU_HASH", MAP_LRU_PERCPU, PREALLOC_ALWAYS,
-	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true, .evicts = true,
-	  .family = &htab_family },
+	  "LRU maps are always preallocated: drop --no-prealloc", .percpu = true, .evicts = true },
 	/* map_perf_test's NOCOMMON_LRU_HASH_PREALLOC: an LRU list per CPU */
 	{ "lru_nocommon", "LRU_HASH", MAP_LRU_NOCOMMON, PREALLOC_ALWAYS,
 	  "LRU maps are always preallocated: drop --no-prealloc", .evicts = true,
-	  .flags = BPF_F_NO_COMMON_LRU, .family = &htab_family },
+	  .flags = BPF_F_NO_COMMON_LRU },
 	{ "rhtab", "RHASH", MAP_RHTAB, PREALLOC_NEVER,
-	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc",
-	  .family = &htab_family },
+	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc" },
 	{ "array", "ARRAY", MAP_ARRAY, PREALLOC_ALWAYS,
 	  "array maps are always preallocated: drop --no-prealloc" },
 	{ "lpm_trie", "LPM_TRIE", MAP_LPM, PREALLOC_NEVER,
-	  "LPM tries are never preallocated: drop --prealloc", .family = &lpm_family },
+	  "LPM tries are never preallocated: drop --prealloc" },
 };
 
 #define NR_KINDS (int)(sizeof(kinds) / sizeof(kinds[0]))

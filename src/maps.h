@@ -7,8 +7,6 @@
 
 enum prealloc_rule { PREALLOC_EITHER, PREALLOC_ALWAYS, PREALLOC_NEVER };
 
-struct family;
-
 struct map_kind {
 	const char *name;		/* --map */
 	const char *suffix;		/* BPF_MAP_TYPE_<suffix> */
@@ -18,7 +16,6 @@ struct map_kind {
 	bool percpu;
 	bool evicts;			/* full, it evicts to insert: keys may outnumber it */
 	unsigned int flags;		/* BPF_F_* the kind is created with */
-	const struct family *family;	/* whose programs and fills drive it (mem) */
 };
 
 #define MAP_HTAB	(1u << 0)

@@ -11,11 +11,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "mem.h"
+#include "htab.h"
+#include "lpm.h"
 #include "maps.h"
+#include "mem.h"
 #include "memory.h"
-#include "output.h"
-#include "sampler.h"
+#include "stop.h"
 
 struct mem_kind {
 	const char *label;
@@ -50,6 +51,17 @@ long mem_small_size(long max)
 	return pow2 / 2 + 1;
 }
 
+/* The family that makes and fills maps of kind: mem measures theirs. */
+static const struct family *filler_of(const struct map_kind *kind)
+{
+	static const struct family *const fillers[] = { &htab_family, &lpm_family };
+
+	for (size_t i = 0; i < sizeof(fillers) / sizeof(*fillers); i++)
+		if (fillers[i]->fills & kind->bit)
+			return fillers[i];
+	return NULL;
+}
+
 /* The plan of one row: the run's plan on the row's map, checked by the
  * map's own family. */
 static int row_plan(const struct plan *base, const struct mem_kind *k, struct plan *out)
@@ -59,7 +71,7 @@ static int row_plan(const struct plan *base, const struct mem_kind *k, struct pl
 	out->map = map_kind_find(k->map);
 	out->prealloc = k->prealloc >= 0 ? k->prealloc : out->map->prealloc != PREALLOC_NEVER;
 	out->prefix_len = out->map->bit == MAP_LPM ? out->key_size * 8 : 0;
-	return out->map->family->check(out);
+	return filler_of(out->map)->check(out);
 }
 
 /* The one row of a run without --all: the map the options describe. */
@@ -134,7 +146,7 @@ static int new_map(const struct plan *row, struct run *run, const struct memcg *
 	at.max_entries = size;
 	at.nr_entries = n;
 	snprintf(name, sizeof(name), "mbm%d", getpid());
-	err = row->map->family->new_filled_map(&at, run, name, fd);
+	err = filler_of(row->map)->new_filled_map(&at, run, name, fd);
 	if (err)
 		return err;
 	*memlock = map_memlock(*fd);
@@ -256,10 +268,10 @@ static int mem_measure(struct run *run, struct mem_report *rep)
 	rep->cgroup = memcg_describe(&cg);
 	rep->sizes[0] = mem_small_size(plan->max_entries);
 	rep->sizes[1] = plan->max_entries;
-	output_mem_header(run, rep);
+	run->progress->mem_header(run, rep);
 	for (size_t i = 0; i < nkinds && !stop_requested; i++) {
 		measure_row(plan, &kinds[i], &cg, rep->sizes, &rep->rows[rep->nr_rows]);
-		output_mem_row(run, &rep->rows[rep->nr_rows++]);
+		run->progress->mem_row(run, &rep->rows[rep->nr_rows++]);
 	}
 	memcg_leave(&cg);
 	if (stop_requested)

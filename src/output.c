@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "keys.h"
+#include "mem.h"
 #include "output.h"
 #include "peer.h"
 #include "trigger.h"
@@ -45,7 +46,8 @@ static void print_figure(const struct run *run, double v)
 		printf(", %s %.3lf %s", d.name, v, d.unit);
 }
 
-void output_iter(const struct run *run, const struct samples *s, int i)
+/* The Iter line of sample i. */
+static void output_iter(const struct run *run, const struct samples *s, int i)
 {
 	const struct sample *x = &s->v[i];
 	struct units u = units_of(run);
@@ -211,7 +213,8 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	fflush(stdout);
 }
 
-void output_mem_header(const struct run *run, const struct mem_report *rep)
+/* mem: the table's heading, then a row as each is measured. */
+static void output_mem_header(const struct run *run, const struct mem_report *rep)
 {
 	const struct plan *c = run->plan;
 
@@ -236,7 +239,7 @@ static void output_mem_fill(const struct mem_fill *f, long max_entries)
 	       f->nr_entries, max_entries, f->memlock / 1048576.0, ch);
 }
 
-void output_mem_row(const struct run *run, const struct mem_row *r)
+static void output_mem_row(const struct run *run, const struct mem_row *r)
 {
 	const struct mem_point *big = &r->points[1];
 	char pc[32] = "-", ch[32] = "-", dl[32] = "-";
@@ -260,3 +263,9 @@ void output_mem_row(const struct run *run, const struct mem_row *r)
 		output_mem_fill(&r->fill, big->max_entries);
 	fflush(stdout);
 }
+
+const struct progress text_progress = {
+	.sample = output_iter,
+	.mem_header = output_mem_header,
+	.mem_row = output_mem_row,
+};

@@ -2,7 +2,6 @@
 /* Text output: the kernel selftests bench's line formats, and mem's table. */
 #ifndef MAPBENCH_OUTPUT_H
 #define MAPBENCH_OUTPUT_H
-#include "mem.h"
 #include "sampler.h"
 #include "stats.h"
 
@@ -14,7 +13,8 @@ struct units {
 struct units units_of(const struct run *run);
 
 void output_setup(const struct run *run);
-void output_iter(const struct run *run, const struct samples *s, int i);
+/* The lines a run prints as it goes (struct progress). */
+extern const struct progress text_progress;
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum);
 #define KERNEL_LINES_MAX 16384
 /* The kernel bench's own final lines, in its format and with its
@@ -22,8 +22,5 @@ void output_summary(const struct run *run, const struct samples *s, const struct
  * per line; returns how many (0 for the other rows). */
 int output_kernel_lines(const struct run *run, const struct samples *s,
 			const struct run_summary *sum, char *buf, size_t len);
-/* mem: the table's heading, then a row as each is measured. */
-void output_mem_header(const struct run *run, const struct mem_report *rep);
-void output_mem_row(const struct run *run, const struct mem_row *row);
 
 #endif

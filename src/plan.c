@@ -11,6 +11,7 @@
 #include "peer.h"
 #include "plan.h"
 #include "prefixes.h"
+#include "topology.h"
 #include "trigger.h"
 
 /* The map kind and its preallocation: the kind's rule where it has one,

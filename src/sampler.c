@@ -7,25 +7,9 @@
 #include <string.h>
 #include <time.h>
 #include "marker.h"
-#include "output.h"
 #include "perf.h"
 #include "sampler.h"
-
-volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = sig;
-}
-
-void sampler_install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
+#include "stop.h"
 
 static __u64 now_ns(void)
 {
@@ -245,7 +229,7 @@ int sampler_run(struct run *run, struct producers *prods, struct samples *out)
 		s->memlock = s->charged = s->charged_peak = -1;
 		if (plan->bench->track_mem)
 			f->memory(run, &s->memlock, &s->charged, &s->charged_peak);
-		output_iter(run, out, out->n - 1);
+		run->progress->sample(run, out, out->n - 1);
 		if (run->perf && i + 1 == plan->warmup)
 			perf_mark_start(run->perf, nprod);
 		memcpy(prev, cur, nprod * sizeof(*cur));

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #ifndef MAPBENCH_SAMPLER_H
 #define MAPBENCH_SAMPLER_H
-#include <signal.h>
 #include "batches.h"
 #include "bench.h"
 #include "producer.h"
@@ -41,9 +40,6 @@ struct samples {
  * library's (bench_bpf_timing.c). */
 #define CALIBRATE_TARGET_NS 10e6
 
-extern volatile sig_atomic_t stop_requested;
-/* SIGINT and SIGTERM set stop_requested; sleeps are interrupted, not restarted. */
-void sampler_install_signals(void);
 /* Take warmup + duration one-second samples; stops early on a signal or a
  * producer failure. Prints an Iter line per sample unless quiet. */
 int sampler_run(struct run *run, struct producers *prods, struct samples *out);

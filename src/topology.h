@@ -5,6 +5,7 @@
 #define MAPBENCH_TOPOLOGY_H
 #include <jansson.h>
 #include <stdbool.h>
+#include "bench.h"
 
 #define TOPO_MAX_CPUS 1024
 
@@ -23,8 +24,6 @@ struct topology {
 	int packages, nodes, cores, llcs, threads_per_core;
 	int llc_level;			/* cache level of the LLC, 0 if sysfs has none */
 };
-
-enum placement { PLACE_NONE, PLACE_COMPACT, PLACE_SPREAD_LLC, PLACE_SPREAD_NODE, PLACE_SMT_PAIRS };
 
 /* Read the topology under root ("/sys" on a machine, a fixture's copy in tests). */
 int topology_read(const char *root, struct topology *t);
