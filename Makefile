@@ -12,7 +12,7 @@ CFLAGS ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initiali
 REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # Every object depends on the headers it includes, as the compiler lists them.
 DEPFLAGS = -MMD -MP
-APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -Iplugin -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
+APP_CFLAGS := $(CFLAGS) -I$(OUT) -Iprogs -Isrc -Isrc/families -Iplugin -DMAPBENCH_REV='"$(REV)"' -D_GNU_SOURCE
 LIBS := -lbpf -lelf -lz -ljansson -lgsl -lgslcblas -lm -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
@@ -20,8 +20,10 @@ endif
 
 BPF_SRCS := $(wildcard progs/*.bpf.c)
 SKELS := $(patsubst progs/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-# src/peers/: one file per kernel bench (peer.h), objects in $(OUT)/peers/.
-BENCH_SRCS := $(wildcard src/*.c src/peers/*.c)
+# src/families/: one file per family of benchmarks (bench.h's struct family);
+# src/peers/: one file per kernel bench (peer.h); objects in $(OUT)/ by the
+# same folders.
+BENCH_SRCS := $(wildcard src/*.c src/families/*.c src/peers/*.c)
 BENCH_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(BENCH_SRCS))
 # Unit tests link everything but main.
 LIB_OBJS := $(filter-out $(OUT)/main.o,$(BENCH_OBJS))
@@ -47,7 +49,10 @@ DEB_PKGS_SLOW := linux-source-6.12
 # it, up to 10 minutes, rather than fail.
 APT_WAIT := -o DPkg::Lock::Timeout=600
 
-.SECONDARY:
+# The BPF objects the skeletons are made from stay (they are intermediates of
+# a pattern chain). Only they: a header that moved or went away must still
+# remake the objects whose dependency files name it.
+.SECONDARY: $(patsubst progs/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
 .PHONY: all deps run suite test check check-slow unit integration clean
@@ -63,7 +68,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing >/dev/null; \
 	fi
 
-$(OUT) $(OUT)/tests $(OUT)/peers $(OUT)/plugin:
+$(OUT) $(OUT)/tests $(OUT)/families $(OUT)/peers $(OUT)/plugin:
 	mkdir -p $@
 
 $(OUT)/vmlinux.h: | $(OUT)
@@ -80,7 +85,7 @@ $(OUT)/xdp_lb.bpf.o: BPF_CPU := -mcpu=v3
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: src/%.c | $(OUT) $(OUT)/peers
+$(OUT)/%.o: src/%.c | $(OUT) $(OUT)/families $(OUT)/peers
 	$(CC) $(APP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # An object that includes a skeleton needs it before its first compile, when
@@ -90,7 +95,7 @@ $(patsubst src/%.c,$(OUT)/%.o,$(1)): $(patsubst %,$(OUT)/%,$(shell sed -n 's/^#i
 endef
 $(foreach c,$(BENCH_SRCS),$(eval $(call skel_user,$(c))))
 
--include $(wildcard $(OUT)/*.d $(OUT)/peers/*.d $(OUT)/plugin/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/families/*.d $(OUT)/peers/*.d $(OUT)/plugin/*.d)
 
 # Stamps written when make reads this file, changed only when their text
 # changes: the revision compiled into env.o (or results would name the commit

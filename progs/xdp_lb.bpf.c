@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* xdp-lb: the selftests bench's XDP load balancer (linux 7.3), a Katran-like
  * path over hash, LRU and array maps, run by BPF_PROG_TEST_RUN on one packet
- * a scenario builds (src/xdp_lb.c). A packet to a known VIP finds its flow
+ * a scenario builds (src/families/xdp_lb.c). A packet to a known VIP finds its flow
  * in this CPU's connection table (an LRU hash from an array of maps), or
  * else a backend on the VIP's consistent-hash ring (and the flow goes into
  * the table), is counted, then wrapped in an IPIP or IPv6 tunnel to the

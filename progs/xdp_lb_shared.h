@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The load balancer of xdp-lb (progs/xdp_lb.bpf.c): its maps' keys and
- * values and their sizes, shared with user space (src/xdp_lb.c). They are
+ * values and their sizes, shared with user space (src/families/xdp_lb.c). They are
  * those of the selftests bench's xdp-lb (linux 7.3), byte for byte: the
  * sizes are what its hash and LRU maps hash and copy. */
 #ifndef MAPBENCH_XDP_LB_SHARED_H

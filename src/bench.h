@@ -6,6 +6,7 @@
 #ifndef MAPBENCH_BENCH_H
 #define MAPBENCH_BENCH_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -125,7 +126,6 @@ struct plan {
 };
 
 struct run;
-struct mem_report;
 
 struct family {
 	const char *name;
@@ -159,9 +159,10 @@ struct family {
 	int (*new_filled_map)(const struct plan *plan, struct run *run, const char *name, int *fd);
 	/* The map kinds (maps.h bits) whose maps new_filled_map makes. */
 	unsigned int fills;
-	/* Instead of setup/run/measure/teardown: measure without producers
-	 * into *out (mem's table); an exit status. */
-	int (*oneshot)(struct run *run, struct mem_report *out);
+	/* Instead of setup/run/measure/teardown: measure without producers,
+	 * print its own lines (unless quiet) and hand back in *part the
+	 * members it adds to the result (mem: "memory"); an exit status. */
+	int (*oneshot)(struct run *run, json_t **part);
 	/* For benchmarks that track memory: the map's memlock, the bytes its
 	 * cgroup is charged now and at most so far, less mapbench's own maps
 	 * the kernel bench does not have (run->own_bytes); -1 where unknown. */
@@ -233,15 +234,11 @@ const char *bench_op_name(enum bench_op op);
 /* One run: its plan and what setup found out about the kernel. */
 struct perf_counters;
 struct samples;
-struct mem_report;
-struct mem_row;
 
 /* What a run shows as it goes, given by main.c (output.c's lines): the
- * sampler and the mem family report through it, below the output. */
+ * sampler reports through it, below the output. */
 struct progress {
 	void (*sample)(const struct run *run, const struct samples *s, int i);
-	void (*mem_header)(const struct run *run, const struct mem_report *rep);
-	void (*mem_row)(const struct run *run, const struct mem_row *row);
 };
 
 struct run {
@@ -268,6 +265,12 @@ struct run {
 	long batch_calibrated;
 	double calibration_per_op_ns;
 };
+
+/* A JSON number, or null for a figure that is not one (NAN: not measured). */
+static inline json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
 
 /* Add a caveat to the run's output and result. */
 void run_warn(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -42,7 +42,7 @@ static int check_can_run(const struct plan *plan)
 
 /* The result document, if --json asked for one: samples or mem's report. */
 static int write_result(const struct run *run, const struct samples *s,
-			const struct run_summary *sum, const struct mem_report *mem,
+			const struct run_summary *sum, json_t *part,
 			enum run_status status, const char *reason)
 {
 	const char *path = run->plan->json_path;
@@ -51,7 +51,7 @@ static int write_result(const struct run *run, const struct samples *s,
 
 	if (!path)
 		return EXIT_OK;
-	doc = result_json(run, s, sum, mem, status, reason);
+	doc = result_json(run, s, sum, part, status, reason);
 	err = doc ? result_write(path, doc) : -ENOMEM;
 	json_decref(doc);
 	if (err) {
@@ -101,13 +101,13 @@ static enum run_status status_of(int exit_status)
 /* A benchmark measured without producers (mem): its own part of the result. */
 static int measure_oneshot(struct run *run)
 {
-	/* static: eight rows of a few hundred bytes each */
-	static struct mem_report rep;
+	json_t *part = NULL;
 	int status, werr;
 
 	run->timing = "none";	/* no programs run */
-	status = run->plan->bench->family->oneshot(run, &rep);
-	werr = write_result(run, NULL, NULL, &rep, status_of(status), mb_last_error());
+	status = run->plan->bench->family->oneshot(run, &part);
+	werr = write_result(run, NULL, NULL, part, status_of(status), mb_last_error());
+	json_decref(part);
 	return status ?: werr;
 }
 
@@ -169,6 +169,7 @@ static int measure(struct run *run)
 
 	summarize_run(&samples, &sum);
 	summarize_roles(&samples, run->plan->writers, &sum);
+	summarize_kernel_lines(run, &samples, &sum);
 	output_summary(run, &samples, &sum);
 	if (run->perf && !run->plan->quiet)
 		perf_print(run->perf, sum.ops, stdout);

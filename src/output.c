@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "keys.h"
-#include "mem.h"
 #include "output.h"
 #include "peer.h"
 #include "trigger.h"
@@ -138,20 +137,9 @@ static void print_nic(const struct run *run, const struct run_summary *sum)
 	printf("\n");
 }
 
-int output_kernel_lines(const struct run *run, const struct samples *s,
-			const struct run_summary *sum, char *buf, size_t len)
-{
-	const struct kernel_bench *k = run->plan->bench->kernel;
-
-	if (!sum->n || !s->last || !k || !k->final_lines)
-		return 0;
-	return k->final_lines(run, s, sum, buf, len);
-}
-
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum)
 {
 	struct units u = units_of(run);
-	char kernel[KERNEL_LINES_MAX];
 
 	for (int i = 0; i < run->nr_warnings; i++)
 		printf("Warning: %s\n", run->warnings[i]);
@@ -208,64 +196,11 @@ void output_summary(const struct run *run, const struct samples *s, const struct
 	if (run->plan->machine_readable)
 		print_result_line(run, sum);
 	/* Last: the kernel's scripts keep the last match of their patterns. */
-	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
-		printf("%s\n", kernel);
-	fflush(stdout);
-}
-
-/* mem: the table's heading, then a row as each is measured. */
-static void output_mem_header(const struct run *run, const struct mem_report *rep)
-{
-	const struct plan *c = run->plan;
-
-	if (c->quiet)
-		return;
-	printf("Memory per element: key %d B, value %d B, maps of %ld and %ld entries, cgroup %s\n",
-	       c->key_size, c->value_size, rep->sizes[0], rep->sizes[1], rep->cgroup);
-	printf("%-28s | %10s | %10s | %9s | %9s | %13s | %12s | %12s | %9s\n",
-	       "Map Type & Configuration", "memlock/el", "element", "per-CPU", "charged",
-	       "fixed", "empty", "full", "deleted");
-	fflush(stdout);
-}
-
-/* The part-full map of mem --nr-entries, under its row. */
-static void output_mem_fill(const struct mem_fill *f, long max_entries)
-{
-	char ch[32] = "-";
-
-	if (f->charged >= 0)
-		snprintf(ch, sizeof(ch), "%.2f MiB", f->charged / 1048576.0);
-	printf("%-28s   holding %ld of %ld entries: memlock %.2f MiB, charged %s\n", "",
-	       f->nr_entries, max_entries, f->memlock / 1048576.0, ch);
-}
-
-static void output_mem_row(const struct run *run, const struct mem_row *r)
-{
-	const struct mem_point *big = &r->points[1];
-	char pc[32] = "-", ch[32] = "-", dl[32] = "-";
-
-	if (run->plan->quiet)
-		return;
-	if (strcmp(r->status, "ok")) {
-		printf("%-28s | %s: %s\n", r->label, r->status, r->reason);
-		return;
-	}
-	if (!isnan(r->per_cpu_value_bytes))
-		snprintf(pc, sizeof(pc), "%.1f B", r->per_cpu_value_bytes);
-	if (!isnan(r->charged_bytes_per_element))
-		snprintf(ch, sizeof(ch), "%.1f B", r->charged_bytes_per_element);
-	if (big->memlock_after_delete >= 0)
-		snprintf(dl, sizeof(dl), "%.1f MiB", big->memlock_after_delete / 1048576.0);
-	printf("%-28s | %8.1f B | %8.1f B | %9s | %9s | %9.1f KiB | %8.1f MiB | %8.1f MiB | %9s\n",
-	       r->label, r->bytes_per_element, r->element_bytes, pc, ch, r->fixed_bytes / 1024,
-	       big->memlock_empty / 1048576.0, big->memlock_full / 1048576.0, dl);
-	if (r->fill.nr_entries && r->fill.nr_entries < big->max_entries)
-		output_mem_fill(&r->fill, big->max_entries);
+	if (sum->nr_kernel_lines)
+		printf("%s\n", sum->kernel_lines);
 	fflush(stdout);
 }
 
 const struct progress text_progress = {
 	.sample = output_iter,
-	.mem_header = output_mem_header,
-	.mem_row = output_mem_row,
 };

@@ -16,11 +16,5 @@ void output_setup(const struct run *run);
 /* The lines a run prints as it goes (struct progress). */
 extern const struct progress text_progress;
 void output_summary(const struct run *run, const struct samples *s, const struct run_summary *sum);
-#define KERNEL_LINES_MAX 16384
-/* The kernel bench's own final lines, in its format and with its
- * aggregation, for the rows whose peer prints some (src/peers/): in buf, one
- * per line; returns how many (0 for the other rows). */
-int output_kernel_lines(const struct run *run, const struct samples *s,
-			const struct run_summary *sum, char *buf, size_t len);
 
 #endif

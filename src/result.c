@@ -11,16 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "env.h"
-#include "output.h"
 #include "perf.h"
 #include "plan.h"
 #include "result.h"
 #include "trigger.h"
-
-json_t *json_num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 static json_t *summary_json(const struct summary *s)
 {
@@ -143,7 +137,6 @@ static json_t *roles_json(const struct bench *b, const struct run_summary *sum)
 
 static json_t *throughput_json(const struct run *run, const struct samples *s,
 			       const struct run_summary *sum);
-static json_t *mem_json(const struct mem_report *rep);
 static json_t *warnings_json(const struct run *run);
 
 /* --trigger nic: the interface, its XDP mode, and packets/s in total and per CPU. */
@@ -165,7 +158,7 @@ static json_t *nic_json(const struct run *run, const struct run_summary *sum)
 }
 
 json_t *result_json(const struct run *run, const struct samples *s,
-		    const struct run_summary *sum, const struct mem_report *mem,
+		    const struct run_summary *sum, json_t *part,
 		    enum run_status status, const char *reason)
 {
 	static const char *const statuses[] = { "complete", "interrupted", "failed", "unsupported" };
@@ -189,8 +182,8 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		json_object_set_new(doc, "warnings", warnings_json(run));
 	if (doc && s)
 		json_object_update_new(doc, throughput_json(run, s, sum));
-	if (doc && mem)
-		json_object_set_new(doc, "memory", mem_json(mem));
+	if (doc && part)
+		json_object_update(doc, part);
 	if (doc && s && c->trigger == TRIGGER_NIC)
 		json_object_set_new(doc, "nic", nic_json(run, sum));
 	if (doc && s && run->perf)
@@ -257,9 +250,9 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 			"evictions", (json_int_t)run->evictions,
 			"map_entries_end", (json_int_t)run->entries_end));
 	/* The kernel bench's own final lines, as printed: beside our figure. */
-	if (output_kernel_lines(run, s, sum, kernel, sizeof(kernel)))
-		for (char *l = strtok(kernel, "\n"); l; l = strtok(NULL, "\n"))
-			json_array_append_new(lines, json_string(l));
+	memcpy(kernel, sum->kernel_lines, sizeof(kernel));
+	for (char *l = sum->nr_kernel_lines ? strtok(kernel, "\n") : NULL; l; l = strtok(NULL, "\n"))
+		json_array_append_new(lines, json_string(l));
 	if (doc)
 		json_object_set_new(json_object_get(doc, "summary"), "kernel_lines", lines);
 	else
@@ -274,56 +267,6 @@ static json_t *warnings_json(const struct run *run)
 	for (int i = 0; i < run->nr_warnings; i++)
 		json_array_append_new(a, json_string(run->warnings[i]));
 	return a;
-}
-
-static json_t *mem_point_json(const struct mem_point *p, bool last)
-{
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}",
-		"max_entries", (json_int_t)p->max_entries,
-		"memlock_empty", p->memlock_empty, "memlock_full", p->memlock_full,
-		"charged_empty", p->charged_empty, "charged_full", p->charged_full,
-		"memlock_after_delete", last && p->memlock_after_delete >= 0 ?
-					json_integer(p->memlock_after_delete) : json_null());
-}
-
-static json_t *mem_fill_json(const struct mem_fill *f)
-{
-	if (!f->nr_entries)
-		return json_null();
-	return json_pack("{s:I, s:I, s:o}", "nr_entries", (json_int_t)f->nr_entries,
-			 "memlock", f->memlock,
-			 "charged", f->charged >= 0 ? json_integer(f->charged) : json_null());
-}
-
-static json_t *mem_row_json(const struct mem_row *r)
-{
-	json_t *points = json_array();
-
-	if (strcmp(r->status, "ok"))
-		return json_pack("{s:s, s:s, s:s, s:s}", "label", r->label, "map", r->map,
-				 "status", r->status, "reason", r->reason);
-	for (int i = 0; i < r->nr_points; i++)
-		json_array_append_new(points, mem_point_json(&r->points[i], i == 1));
-	return json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:f, s:o, s:f, s:o, s:o, s:o, s:o}",
-		"label", r->label, "map", r->map, "map_type", r->map_type,
-		"prealloc", r->prealloc, "key_size", r->key_size, "value_size", r->value_size,
-		"status", r->status,
-		"bytes_per_element", r->bytes_per_element,
-		"element_bytes", json_num(r->element_bytes),
-		"fixed_bytes", r->fixed_bytes,
-		"per_cpu_value_bytes", json_num(r->per_cpu_value_bytes),
-		"charged_bytes_per_element", json_num(r->charged_bytes_per_element),
-		"points", points, "fill", mem_fill_json(&r->fill));
-}
-
-static json_t *mem_json(const struct mem_report *rep)
-{
-	json_t *rows = json_array();
-
-	for (int i = 0; i < rep->nr_rows; i++)
-		json_array_append_new(rows, mem_row_json(&rep->rows[i]));
-	return json_pack("{s:s, s:[I, I], s:o}", "cgroup", rep->cgroup,
-			 "sizes", (json_int_t)rep->sizes[0], (json_int_t)rep->sizes[1], "rows", rows);
 }
 
 static int mkdir_parents(const char *dir)

@@ -3,7 +3,6 @@
 #define MAPBENCH_RESULT_H
 #include <jansson.h>
 #include "sampler.h"
-#include "mem.h"
 #include "stats.h"
 
 #define RESULT_SCHEMA "mapbench-result"
@@ -17,10 +16,9 @@ enum run_status { RUN_COMPLETE, RUN_INTERRUPTED, RUN_FAILED, RUN_UNSUPPORTED };
  * NULL; both NULL for a run that measured nothing); reason says why a run
  * failed or is unsupported. */
 json_t *result_json(const struct run *run, const struct samples *s,
-		    const struct run_summary *sum, const struct mem_report *mem,
+		    const struct run_summary *sum, json_t *part,
 		    enum run_status status, const char *reason);
 /* A number, or null where it is not finite: JSON has no NaN. */
-json_t *json_num(double v);
 /* Check, before a run, that path can be written: its folder exists (inside
  * a results/ folder, missing folders are made; nowhere else) and is a
  * writable directory. 0 or -errno. */

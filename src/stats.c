@@ -5,6 +5,7 @@
 #include <string.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include "peer.h"
 #include "stats.h"
 
 void summarize(const double *x, int n, struct summary *out)
@@ -140,4 +141,13 @@ void summarize_run(const struct samples *s, struct run_summary *out)
 	free(kprod);
 	free(fig);
 	free(chg);
+}
+
+void summarize_kernel_lines(const struct run *run, const struct samples *s, struct run_summary *sum)
+{
+	const struct kernel_bench *k = run->plan->bench->kernel;
+
+	if (sum->n && s->last && k && k->final_lines)
+		sum->nr_kernel_lines = k->final_lines(run, s, sum, sum->kernel_lines,
+						      sizeof(sum->kernel_lines));
 }

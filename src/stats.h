@@ -18,6 +18,8 @@ struct role_summary {
 	double hit_rate;	/* NAN when it made no operation that can miss */
 };
 
+#define KERNEL_LINES_MAX 16384
+
 struct run_summary {
 	int n;			/* measured (post-warmup) samples */
 	int empty;		/* post-warmup samples in which nothing completed */
@@ -40,6 +42,11 @@ struct run_summary {
 	long batches_seen, batches_ran;		/* measured batches read, and run */
 	int nroles;				/* 2 with readers and writers, else 0 */
 	struct role_summary roles[2];		/* readers, then writers */
+	/* The kernel bench's own final lines, in its format and with its
+	 * aggregation, one per line, for rows whose peer prints some
+	 * (src/peers/); nr_kernel_lines 0 for the others. */
+	char kernel_lines[KERNEL_LINES_MAX];
+	int nr_kernel_lines;
 };
 
 /* Sample statistics (stddev with n - 1); NAN fields when n == 0. */
@@ -49,5 +56,8 @@ void summarize_run(const struct samples *s, struct run_summary *out);
 /* Readers (the first nprod - writers producers) and writers, each over the
  * samples summarize_run() measured; no roles when writers is 0. */
 void summarize_roles(const struct samples *s, int writers, struct run_summary *out);
+/* The kernel bench's own final lines (its peer's) of the run, into sum. */
+void summarize_kernel_lines(const struct run *run, const struct samples *s,
+			    struct run_summary *sum);
 
 #endif

@@ -14,9 +14,10 @@ from conftest import ROOT
 pytestmark = pytest.mark.xdist_group("the build tree")
 
 OUT = ROOT / "build"
-HEADERS = sorted(ROOT.glob("src/*.h")) + sorted(ROOT.glob("progs/*.h"))
-SOURCES = sorted(ROOT.glob("src/*.c")) + sorted(ROOT.glob("src/peers/*.c")) + \
-    sorted(ROOT.glob("progs/*.bpf.c"))
+HEADERS = sorted(ROOT.glob("src/*.h")) + sorted(ROOT.glob("src/families/*.h")) + \
+    sorted(ROOT.glob("progs/*.h"))
+SOURCES = sorted(ROOT.glob("src/*.c")) + sorted(ROOT.glob("src/families/*.c")) + \
+    sorted(ROOT.glob("src/peers/*.c")) + sorted(ROOT.glob("progs/*.bpf.c"))
 
 
 def included(path):
@@ -35,7 +36,8 @@ def reaches(path, name, seen=None):
         if inc.endswith(".skel.h"):
             nested = ROOT / "progs" / inc.replace(".skel.h", ".bpf.c")
         else:
-            nested = next((d / inc for d in (ROOT / "src", ROOT / "progs") if (d / inc).exists()),
+            nested = next((d / inc for d in (ROOT / "src", ROOT / "src" / "families", ROOT / "progs")
+                           if (d / inc).exists()),
                           None)
         if nested and reaches(nested, name, seen):
             return True
@@ -44,7 +46,7 @@ def reaches(path, name, seen=None):
 
 def object_of(source):
     """Its object under build/: src/peers/x.c is build/peers/x.o."""
-    name = source.relative_to(source.parent.parent if source.parent.name == "peers"
+    name = source.relative_to(source.parent.parent if source.parent.name in ("families", "peers")
                               else source.parent).as_posix()
     return name.replace(".bpf.c", ".bpf.o") if name.endswith(".bpf.c") else name[:-2] + ".o"
 
@@ -90,3 +92,17 @@ def test_a_failed_compile_leaves_no_object(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode != 0
     assert not (out / "cpu.o").exists()
+
+
+def test_a_header_that_went_away_remakes_its_users(built):
+    """An object whose dependency file names a header that moved or was
+    deleted is remade (a .SECONDARY for every target kept such objects)."""
+    dep = OUT / "cpu.d"
+    text = dep.read_text()
+    try:
+        dep.write_text(text + "build/cpu.o: src/moved-away.h\nsrc/moved-away.h:\n")
+        out = subprocess.run(["make", "-n", "bench"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout
+    finally:
+        dep.write_text(text)
+    assert set(re.findall(r"-o build/(\S+\.o)\b", out)) == {"cpu.o"}

@@ -1,15 +1,24 @@
 """The engine never asks which benchmark or family it runs: what makes a
-benchmark the kernel's is in its peer (src/peers/), what a family can do is
-declared in its table, and rows are data (src/registry.c)."""
+benchmark the kernel's is in its peer (src/peers/), a family lives in
+src/families/ and declares what it can do, and rows are data
+(src/registry.c, the one file that names the families)."""
 import re
 
 import pytest
 
 from conftest import ROOT, run_bench
 
-ENGINE = sorted(p for p in (ROOT / "src").glob("*.c") if p.name != "registry.c")
-FAMILIES = ("htab", "lpm", "free", "mem")
-MAP_KINDS = ("htab", "percpu", "lru", "lru_percpu", "lru_nocommon", "rhtab", "lpm_trie")
+SRC = ROOT / "src"
+ENGINE = sorted(p for p in SRC.glob("*.[ch]") if p.name != "registry.c")
+FAMILY_HEADERS = {p.name for p in (SRC / "families").glob("*.h")}
+MAP_KINDS = ("htab", "percpu", "lru", "lru_percpu", "lru_nocommon", "rhtab", "array", "lpm_trie")
+FAMILY = re.compile(r'^const struct family \w+ = \{\s*\.name = "([^"]+)"', re.M)
+
+
+def families():
+    """Each family's file and name, wherever src/ defines one."""
+    return {(path.relative_to(SRC).parent.as_posix(), name)
+            for path in SRC.rglob("*.c") for name in FAMILY.findall(path.read_text())}
 
 
 def names():
@@ -19,7 +28,12 @@ def names():
     found = set(re.findall(r"^(\S+)", listed, re.M))
     found |= {a for group in re.findall(r"\(aliases?: ([^)]+)\)", listed)
               for a in group.split(", ")}
-    return found | set(FAMILIES) | set(MAP_KINDS)
+    return found | {name for _, name in families()} | set(MAP_KINDS)
+
+
+def test_every_family_is_in_the_families_folder():
+    found = families()
+    assert len(found) >= 7 and {folder for folder, _ in found} == {"families"}, found
 
 
 @pytest.mark.parametrize("source", ENGINE, ids=lambda p: p.name)
@@ -29,3 +43,5 @@ def test_no_name_or_identity_checks_in_the_engine(source):
     assert not compared & names(), f"{source.name} compares against {compared & names()}"
     # a row, family or walk told apart by its address
     assert not re.findall(r"[!=]= &\w+", text), source.name
+    included = set(re.findall(r'^#include "([^"]+)"', text, re.M))
+    assert not included & FAMILY_HEADERS, f"{source.name} includes {included & FAMILY_HEADERS}"

@@ -78,6 +78,7 @@ static json_t *document_of(const struct bench *row, enum run_status status, cons
 	sample_finish(&v[1], 1, row);
 	s.errs[7] = 2;
 	summarize_run(&s, &sum);
+	summarize_kernel_lines(&run, &s, &sum);
 	return result_json(&run, &s, &sum, NULL, status, reason);
 }
 

@@ -18,6 +18,47 @@
 #include "memory.h"
 #include "stop.h"
 
+/* One map size of a row: the kernel's accounting (memlock) and the cgroup
+ * charge, of an empty map and of a full one; -1 where unknown. */
+struct mem_point {
+	long max_entries;
+	long long memlock_empty, memlock_full, charged_empty, charged_full;
+	long long memlock_after_delete;	/* the full map emptied; -1: not measured */
+};
+
+/* One map configuration: the slopes between its two sizes. NAN where a
+ * figure does not apply (per-CPU bytes of a map that is not per-CPU) or was
+ * not measured (no memory cgroup). */
+struct mem_row {
+	const char *label, *map, *map_type;
+	const char *status;		/* "ok", "unsupported" or "interrupted" */
+	char reason[256];
+	bool prealloc;
+	int key_size, value_size;
+	double bytes_per_element, element_bytes, fixed_bytes;
+	double per_cpu_value_bytes, charged_bytes_per_element;
+	struct mem_point points[2];
+	int nr_points;
+	/* The large map holding --nr-entries (below --max-entries: a map of
+	 * its own; else the large point's full map); nr_entries 0 if not
+	 * measured. What a map that grows with its contents (rhtab's bucket
+	 * array) costs part full. */
+	struct mem_fill {
+		long nr_entries;
+		long long memlock, charged;
+	} fill;
+};
+
+#define MEM_MAX_ROWS 8
+
+/* What mem measured: the output and the result are made from it. */
+struct mem_report {
+	const char *cgroup;		/* memcg_describe() */
+	long sizes[2];
+	struct mem_row rows[MEM_MAX_ROWS];
+	int nr_rows;
+};
+
 struct mem_kind {
 	const char *label;
 	const char *map;
@@ -249,6 +290,107 @@ static void measure_row(const struct plan *base, const struct mem_kind *k,
 			   r->bytes_per_element - r->per_cpu_value_bytes;
 }
 
+/* The table's heading, then a row as each is measured. */
+static void print_header(const struct run *run, const struct mem_report *rep)
+{
+	const struct plan *c = run->plan;
+
+	if (c->quiet)
+		return;
+	printf("Memory per element: key %d B, value %d B, maps of %ld and %ld entries, cgroup %s\n",
+	       c->key_size, c->value_size, rep->sizes[0], rep->sizes[1], rep->cgroup);
+	printf("%-28s | %10s | %10s | %9s | %9s | %13s | %12s | %12s | %9s\n",
+	       "Map Type & Configuration", "memlock/el", "element", "per-CPU", "charged",
+	       "fixed", "empty", "full", "deleted");
+	fflush(stdout);
+}
+
+/* The part-full map of mem --nr-entries, under its row. */
+static void print_fill(const struct mem_fill *f, long max_entries)
+{
+	char ch[32] = "-";
+
+	if (f->charged >= 0)
+		snprintf(ch, sizeof(ch), "%.2f MiB", f->charged / 1048576.0);
+	printf("%-28s   holding %ld of %ld entries: memlock %.2f MiB, charged %s\n", "",
+	       f->nr_entries, max_entries, f->memlock / 1048576.0, ch);
+}
+
+static void print_row(const struct run *run, const struct mem_row *r)
+{
+	const struct mem_point *big = &r->points[1];
+	char pc[32] = "-", ch[32] = "-", dl[32] = "-";
+
+	if (run->plan->quiet)
+		return;
+	if (strcmp(r->status, "ok")) {
+		printf("%-28s | %s: %s\n", r->label, r->status, r->reason);
+		return;
+	}
+	if (!isnan(r->per_cpu_value_bytes))
+		snprintf(pc, sizeof(pc), "%.1f B", r->per_cpu_value_bytes);
+	if (!isnan(r->charged_bytes_per_element))
+		snprintf(ch, sizeof(ch), "%.1f B", r->charged_bytes_per_element);
+	if (big->memlock_after_delete >= 0)
+		snprintf(dl, sizeof(dl), "%.1f MiB", big->memlock_after_delete / 1048576.0);
+	printf("%-28s | %8.1f B | %8.1f B | %9s | %9s | %9.1f KiB | %8.1f MiB | %8.1f MiB | %9s\n",
+	       r->label, r->bytes_per_element, r->element_bytes, pc, ch, r->fixed_bytes / 1024,
+	       big->memlock_empty / 1048576.0, big->memlock_full / 1048576.0, dl);
+	if (r->fill.nr_entries && r->fill.nr_entries < big->max_entries)
+		print_fill(&r->fill, big->max_entries);
+	fflush(stdout);
+}
+
+static json_t *mem_point_json(const struct mem_point *p, bool last)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}",
+		"max_entries", (json_int_t)p->max_entries,
+		"memlock_empty", p->memlock_empty, "memlock_full", p->memlock_full,
+		"charged_empty", p->charged_empty, "charged_full", p->charged_full,
+		"memlock_after_delete", last && p->memlock_after_delete >= 0 ?
+					json_integer(p->memlock_after_delete) : json_null());
+}
+
+static json_t *mem_fill_json(const struct mem_fill *f)
+{
+	if (!f->nr_entries)
+		return json_null();
+	return json_pack("{s:I, s:I, s:o}", "nr_entries", (json_int_t)f->nr_entries,
+			 "memlock", f->memlock,
+			 "charged", f->charged >= 0 ? json_integer(f->charged) : json_null());
+}
+
+static json_t *mem_row_json(const struct mem_row *r)
+{
+	json_t *points = json_array();
+
+	if (strcmp(r->status, "ok"))
+		return json_pack("{s:s, s:s, s:s, s:s}", "label", r->label, "map", r->map,
+				 "status", r->status, "reason", r->reason);
+	for (int i = 0; i < r->nr_points; i++)
+		json_array_append_new(points, mem_point_json(&r->points[i], i == 1));
+	return json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:f, s:o, s:f, s:o, s:o, s:o, s:o}",
+		"label", r->label, "map", r->map, "map_type", r->map_type,
+		"prealloc", r->prealloc, "key_size", r->key_size, "value_size", r->value_size,
+		"status", r->status,
+		"bytes_per_element", r->bytes_per_element,
+		"element_bytes", json_num(r->element_bytes),
+		"fixed_bytes", r->fixed_bytes,
+		"per_cpu_value_bytes", json_num(r->per_cpu_value_bytes),
+		"charged_bytes_per_element", json_num(r->charged_bytes_per_element),
+		"points", points, "fill", mem_fill_json(&r->fill));
+}
+
+static json_t *mem_json(const struct mem_report *rep)
+{
+	json_t *rows = json_array();
+
+	for (int i = 0; i < rep->nr_rows; i++)
+		json_array_append_new(rows, mem_row_json(&rep->rows[i]));
+	return json_pack("{s:s, s:[I, I], s:o}", "cgroup", rep->cgroup,
+			 "sizes", (json_int_t)rep->sizes[0], (json_int_t)rep->sizes[1], "rows", rows);
+}
+
 static int mem_measure(struct run *run, struct mem_report *rep)
 {
 	const struct plan *plan = run->plan;
@@ -268,10 +410,10 @@ static int mem_measure(struct run *run, struct mem_report *rep)
 	rep->cgroup = memcg_describe(&cg);
 	rep->sizes[0] = mem_small_size(plan->max_entries);
 	rep->sizes[1] = plan->max_entries;
-	run->progress->mem_header(run, rep);
+	print_header(run, rep);
 	for (size_t i = 0; i < nkinds && !stop_requested; i++) {
 		measure_row(plan, &kinds[i], &cg, rep->sizes, &rep->rows[rep->nr_rows]);
-		run->progress->mem_row(run, &rep->rows[rep->nr_rows++]);
+		print_row(run, &rep->rows[rep->nr_rows++]);
 	}
 	memcg_leave(&cg);
 	if (stop_requested)
@@ -282,9 +424,21 @@ static int mem_measure(struct run *run, struct mem_report *rep)
 	return EXIT_OK;
 }
 
+/* The table measured, and the result's "memory" made from it whatever the
+ * status (an interrupted table keeps its rows). */
+static int mem_oneshot(struct run *run, json_t **part)
+{
+	/* static: eight rows of a few hundred bytes each */
+	static struct mem_report rep;
+	int status = mem_measure(run, &rep);
+
+	*part = json_pack("{s:o}", "memory", mem_json(&rep));
+	return status;
+}
+
 const struct family mem_family = {
 	.name = "mem",
 	.check = mem_check,
-	.oneshot = mem_measure,
+	.oneshot = mem_oneshot,
 	.takes_all = true,
 };
