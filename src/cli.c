@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "keys.h"
 #include "parse.h"
+#include "peer.h"
 #include "plan.h"
 #include "prefixes.h"
 
@@ -343,40 +344,19 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	GIVE(maybe, g_);						\
 } while (0)
 
-/* map_perf_test's own arguments after the benchmark's name: ./bench
- * map-perf FLAGS [TASKS [ENTRIES [COUNT]]], a 0 leaving one to the row as
- * map_perf_test's 0s do; each also an option, given once. */
-static int map_perf_test_args(struct options *given, int n, char **args)
+/* Arguments after the benchmark's name: its kernel tool's own, where its
+ * peer takes some (map-perf's FLAGS TASKS ENTRIES COUNT). A name no row
+ * has is left to find_bench's error. */
+static int tool_args(struct options *given, const char *name, int n, char **args)
 {
-	static const char *const names[] = { "FLAGS (--flags)", "TASKS (-p)",
-					     "ENTRIES (--max-entries)", "COUNT (--count)" };
-	struct maybe *opt[] = { &given->flags, NULL, &given->max_entries, &given->count };
-	long v[4];
+	const struct bench *b = bench_find(name, NULL);
 
-	for (int i = 0; i < n; i++) {
-		v[i & 3] = parse_count(args[i]);
-		if (i >= 4 || v[i] < 0 || v[i] > INT32_MAX || (i == 0 && !v[i])) {
-			mb_err("one benchmark at a time, or map_perf_test's FLAGS TASKS ENTRIES COUNT "
-			       "after map-perf: not '%s'", args[i]);
-			return EXIT_USAGE;
-		}
-		if (v[i] && (opt[i] ? opt[i]->given : given->producers_given)) {
-			mb_err("%s given twice, as an argument and as an option", names[i]);
-			return EXIT_USAGE;
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		if (!v[i])
-			continue;
-		if (opt[i])
-			GIVE(*opt[i], v[i]);
-		else if (v[i] > MAX_PRODUCERS) {
-			mb_err("TASKS takes 1 to %d, not %ld", MAX_PRODUCERS, v[i]);
-			return EXIT_USAGE;
-		} else {
-			given->producers = v[i];
-			given->producers_given = true;
-		}
+	if (b && b->kernel && b->kernel->arguments)
+		return b->kernel->arguments(given, n, args);
+	if (b) {
+		mb_err("one benchmark at a time: %s takes no arguments after its name, not '%s'",
+		       name, args[0]);
+		return EXIT_USAGE;
 	}
 	return EXIT_OK;
 }
@@ -624,7 +604,8 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 		mb_err("no benchmark given; ./bench -l lists them");
 		return EXIT_USAGE;
 	}
-	if (optind + 1 < argc && map_perf_test_args(given, argc - optind - 1, argv + optind + 1))
+	if (optind + 1 < argc &&
+	    tool_args(given, argv[optind], argc - optind - 1, argv + optind + 1))
 		return EXIT_USAGE;
 	return find_bench(given, argv[optind]);
 }

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "bench.h"
 
+struct options;
 struct run;
 struct samples;
 struct run_summary;
@@ -39,6 +40,9 @@ struct kernel_bench {
 	/* Its figure is over each batch's time, as its timing library's: the
 	 * times are recorded unless --batch-times off. */
 	bool times_batches;
+	/* Its tool's own arguments after the benchmark's name (map_perf_test
+	 * FLAGS TASKS ENTRIES COUNT), into given; an exit status. NULL: none. */
+	int (*arguments)(struct options *given, int n, char **args);
 };
 
 /* The CPU a kernel bench labels producer p's line with: the one it is

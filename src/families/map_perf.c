@@ -17,30 +17,39 @@
 #include "topology.h"
 #include "trigger.h"
 
-/* map_perf_test_user.c's tests. */
-static const struct map_perf_test tests[] = {
-	{ "HASH_PREALLOC", "hash_prealloc", "hash_map", SYS_getuid, -1,
-	  "hash_map_perf pre-alloc", "events", 1 },
-	{ "PERCPU_HASH_PREALLOC", "percpu_hash_prealloc", "percpu_hash_map", SYS_geteuid, -1,
-	  "percpu_hash_map_perf pre-alloc", "events", 1 },
-	{ "HASH_KMALLOC", "hash_kmalloc", "hash_map_alloc", SYS_getgid, -1,
-	  "hash_map_perf kmalloc", "events", 1 },
-	{ "PERCPU_HASH_KMALLOC", "percpu_hash_kmalloc", "percpu_hash_map_alloc", SYS_getegid, -1,
-	  "percpu_hash_map_perf kmalloc", "events", 1 },
-	{ "LRU_HASH_PREALLOC", "connect", "lru_hash_map", SYS_connect, 0,
-	  "lru_hash_map_perf pre-alloc", "events", 1 },
-	{ "NOCOMMON_LRU_HASH_PREALLOC", "connect", "nocommon_lru_hash_map", SYS_connect, 1,
-	  "nocommon_lru_hash_map_perf pre-alloc", "events", 1 },
-	{ "INNER_LRU_HASH_PREALLOC", "connect", "inner_lru_hash_map", SYS_connect, 2,
-	  "inner_lru_hash_map_perf pre-alloc", "events", 1 },
-	{ "LPM_KMALLOC", "lpm_kmalloc", "lpm_trie_map_alloc", SYS_gettid, -1,
-	  "lpm_perf kmalloc", "events", 1 },
-	{ "HASH_LOOKUP", "hash_lookup", "hash_map", SYS_getpgid, -1,
-	  "hash_lookup", "lookups", 64 },
-	{ "ARRAY_LOOKUP", "array_lookup", "array_map", SYS_getppid, -1,
-	  "array_lookup", "lookups", 64 },
-	{ "LRU_HASH_LOOKUP", "connect", "lru_hash_lookup_map", SYS_connect, 3,
-	  "lru_hash_lookup_perf pre-alloc", "events", 1 },
+/* map_perf_test_user.c's tests, in its enum test_type's order: a test's
+ * bit in its FLAGS (a row's flag) is 1 << its place. */
+enum test_type { HASH_PREALLOC, PERCPU_HASH_PREALLOC, HASH_KMALLOC, PERCPU_HASH_KMALLOC,
+		 LRU_HASH_PREALLOC, NOCOMMON_LRU_HASH_PREALLOC, LPM_KMALLOC, HASH_LOOKUP,
+		 ARRAY_LOOKUP, INNER_LRU_HASH_PREALLOC, LRU_HASH_LOOKUP, NR_TESTS };
+
+static const struct map_perf_test tests[NR_TESTS] = {
+	[HASH_PREALLOC] = { "HASH_PREALLOC", "hash_prealloc", "hash_map", SYS_getuid, -1,
+			    "hash_map_perf pre-alloc", "events", 1 },
+	[PERCPU_HASH_PREALLOC] = { "PERCPU_HASH_PREALLOC", "percpu_hash_prealloc",
+				   "percpu_hash_map", SYS_geteuid, -1,
+				   "percpu_hash_map_perf pre-alloc", "events", 1 },
+	[HASH_KMALLOC] = { "HASH_KMALLOC", "hash_kmalloc", "hash_map_alloc", SYS_getgid, -1,
+			   "hash_map_perf kmalloc", "events", 1 },
+	[PERCPU_HASH_KMALLOC] = { "PERCPU_HASH_KMALLOC", "percpu_hash_kmalloc",
+				  "percpu_hash_map_alloc", SYS_getegid, -1,
+				  "percpu_hash_map_perf kmalloc", "events", 1 },
+	[LRU_HASH_PREALLOC] = { "LRU_HASH_PREALLOC", "connect", "lru_hash_map", SYS_connect, 0,
+				"lru_hash_map_perf pre-alloc", "events", 1 },
+	[NOCOMMON_LRU_HASH_PREALLOC] = { "NOCOMMON_LRU_HASH_PREALLOC", "connect",
+					 "nocommon_lru_hash_map", SYS_connect, 1,
+					 "nocommon_lru_hash_map_perf pre-alloc", "events", 1 },
+	[INNER_LRU_HASH_PREALLOC] = { "INNER_LRU_HASH_PREALLOC", "connect", "inner_lru_hash_map",
+				      SYS_connect, 2, "inner_lru_hash_map_perf pre-alloc",
+				      "events", 1 },
+	[LPM_KMALLOC] = { "LPM_KMALLOC", "lpm_kmalloc", "lpm_trie_map_alloc", SYS_gettid, -1,
+			  "lpm_perf kmalloc", "events", 1 },
+	[HASH_LOOKUP] = { "HASH_LOOKUP", "hash_lookup", "hash_map", SYS_getpgid, -1,
+			  "hash_lookup", "lookups", 64 },
+	[ARRAY_LOOKUP] = { "ARRAY_LOOKUP", "array_lookup", "array_map", SYS_getppid, -1,
+			   "array_lookup", "lookups", 64 },
+	[LRU_HASH_LOOKUP] = { "LRU_HASH_LOOKUP", "connect", "lru_hash_lookup_map", SYS_connect, 3,
+			      "lru_hash_lookup_perf pre-alloc", "events", 1 },
 };
 
 /* LRU_HASH_LOOKUP looks up 32 keys from one an event; the kernel fills at
@@ -67,10 +76,11 @@ static bool fills_map(const struct map_perf_test *t)
 
 const struct map_perf_test *map_perf_test_of(const struct bench *b)
 {
-	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++)
-		if (b->use_case && !strcmp(tests[i].name, b->use_case))
-			return &tests[i];
-	return NULL;
+	unsigned int f = b->flag;
+
+	if (!f || (f & (f - 1)) || f >= 1u << NR_TESTS)
+		return NULL;
+	return &tests[__builtin_ctz(f)];
 }
 
 /* The CPUs its programs can tell their tasks on: cpu_prod's size. */

@@ -19,7 +19,7 @@ struct map_perf_test {
 
 extern const struct family map_perf_family;
 
-/* The test a map_perf_test row runs (its use_case names it). */
+/* The test a map_perf_test row runs: the one its flag is the bit of. */
 const struct map_perf_test *map_perf_test_of(const struct bench *b);
 
 #endif

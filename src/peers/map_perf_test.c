@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* samples/bpf map_perf_test (map_perf_test_user.c): a line per task,
  * "CPU:NAME N events per sec" (lookups per sec for the 64-lookup tests). */
+#include <stdint.h>
 #include <stdio.h>
+#include "log.h"
 #include "map_perf.h"
+#include "options.h"
+#include "parse.h"
 #include "peer.h"
 #include "sampler.h"
 
@@ -43,7 +47,46 @@ static void command(const struct plan *plan, char *buf, size_t len)
 		 plan->max_entries, plan->count);
 }
 
+/* Its own arguments after the benchmark's name: ./bench map-perf FLAGS
+ * [TASKS [ENTRIES [COUNT]]], a 0 leaving one to the row as map_perf_test's
+ * 0s do; each also an option, given once. */
+static int arguments(struct options *given, int n, char **args)
+{
+	static const char *const names[] = { "FLAGS (--flags)", "TASKS (-p)",
+					     "ENTRIES (--max-entries)", "COUNT (--count)" };
+	struct maybe *opt[] = { &given->flags, NULL, &given->max_entries, &given->count };
+	long v[4];
+
+	for (int i = 0; i < n; i++) {
+		v[i & 3] = parse_count(args[i]);
+		if (i >= 4 || v[i] < 0 || v[i] > INT32_MAX || (i == 0 && !v[i])) {
+			mb_err("one benchmark at a time, or map_perf_test's FLAGS TASKS ENTRIES COUNT "
+			       "after map-perf: not '%s'", args[i]);
+			return EXIT_USAGE;
+		}
+		if (v[i] && (opt[i] ? opt[i]->given : given->producers_given)) {
+			mb_err("%s given twice, as an argument and as an option", names[i]);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (!v[i])
+			continue;
+		if (opt[i])
+			GIVE(*opt[i], v[i]);
+		else if (v[i] > MAX_PRODUCERS) {
+			mb_err("TASKS takes 1 to %d, not %ld", MAX_PRODUCERS, v[i]);
+			return EXIT_USAGE;
+		} else {
+			given->producers = v[i];
+			given->producers_given = true;
+		}
+	}
+	return EXIT_OK;
+}
+
 const struct kernel_bench kernel_map_perf_test = {
 	.final_lines = task_lines,
 	.command = command,
+	.arguments = arguments,
 };

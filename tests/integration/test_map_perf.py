@@ -163,6 +163,9 @@ def test_timed_events_are_not_in_step_with_the_lru_refill(root, result):
     (["map-perf", "4", "1", "-p", "1"], "TASKS (-p) given twice"),
     (["map-perf", "4", "1", "100", "10", "5"], "not '5'"),
     (["map-perf", "4", "x"], "not 'x'"),
+    # only a kernel tool with arguments of its own takes them
+    (["htab-lookup", "5"], "htab-lookup takes no arguments after its name, not '5'"),
+    (["nope", "5"], "unknown benchmark 'nope'"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, needle):
     proc = run_bench(*args, "--dry-run")

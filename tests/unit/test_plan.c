@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include "cli.h"
 #include "keys.h"
+#include "map_perf.h"
 #include "plan.h"
 
 struct rule {
@@ -171,10 +172,31 @@ static void each_rule_holds(void **state)
 	}
 }
 
+/* A map-perf row's flag is its test's bit in map_perf_test's FLAGS, and
+ * the test it finds by it is the one its use case names. */
+static void each_map_perf_row_finds_its_test_by_its_flag(void **state)
+{
+	int rows = 0;
+
+	for (int i = 0; i < nr_benches; i++) {
+		const struct map_perf_test *t;
+
+		if (benches[i].family != &map_perf_family)
+			continue;
+		t = map_perf_test_of(&benches[i]);
+		if (!t || strcmp(t->name, benches[i].use_case))
+			fail_msg("%s: flag %u finds %s", benches[i].name, benches[i].flag,
+				 t ? t->name : "no test");
+		rows++;
+	}
+	assert_int_equal(rows, 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_rule_holds),
+		cmocka_unit_test(each_map_perf_row_finds_its_test_by_its_flag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
