@@ -73,7 +73,7 @@ def run(main, argv, name):
         try:
             return main(argv) or 0
         except InputError as e:
-            die(str(e))
+            die(str(e), e.status)
         except Exception as e:  # a bug or an unreadable input
             die(f"internal error: {e!r}")
     except SystemExit as e:

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from . import cli, debian
+from .model import InputError
 from .paths import ROOT
 
 CACHE = ROOT / "build" / "kernel" / "debian"
@@ -62,32 +63,39 @@ def tarball(package, progress=print):
     return cached
 
 
-def source_path(src, tool="kbuild"):
-    """SRC as a path: a Debian package name becomes its fetched tarball."""
+def quiet(_):
+    """A progress callback that says nothing."""
+
+
+def source_path(src, progress=quiet):
+    """SRC as a path: a Debian package name becomes its fetched tarball
+    (progress is told each step)."""
     if src.exists() or not is_package_name(str(src)):
         return src.resolve()
     try:
-        return tarball(str(src), progress=lambda t: print(f"{tool}: {t}", flush=True))
+        return tarball(str(src), progress=progress)
     except SourceError as e:
-        cli.die(f"--src {src}: {e}", cli.EXIT_INPUT)
+        raise InputError(f"--src {src}: {e}", cli.EXIT_INPUT) from e
 
 
-def pristine_tree(src, tool="kbuild"):
+def pristine_tree(src, progress=quiet):
     """A directory holding SRC unmodified: SRC itself, or its tarball unpacked once."""
     if src.is_dir():
         if not (src / "Makefile").exists() or not (src / "kernel" / "bpf").is_dir():
-            cli.die(f"{src} is not a kernel tree (no Makefile and kernel/bpf/)", cli.EXIT_INPUT)
+            raise InputError(f"{src} is not a kernel tree (no Makefile and kernel/bpf/)",
+                             cli.EXIT_INPUT)
         return src
     if not src.is_file() or not re.search(r"\.tar(\.\w+)?$", src.name):
-        cli.die(f"{src}: give a kernel tree or a source tarball (.tar.xz, .tar.gz)", cli.EXIT_INPUT)
+        raise InputError(f"{src}: give a kernel tree or a source tarball (.tar.xz, .tar.gz)",
+                         cli.EXIT_INPUT)
     dest = TREES / (re.sub(r"\.tar(\.\w+)?$", "", src.name) + ".pristine")
     stamp = dest / ".mapbench-unpacked"
     ident = f"{src.resolve()} {src.stat().st_size} {src.stat().st_mtime_ns}\n"
     if not stamp.exists() or stamp.read_text() != ident:
-        print(f"{tool}: unpacking {src} (once) ...", flush=True)
+        progress(f"unpacking {src} (once) ...")
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
         subprocess.run(["tar", "-xf", str(src), "-C", str(dest), "--strip-components=1"], check=True)
         stamp.write_text(ident)
-        pristine_tree(dest, tool)
+        pristine_tree(dest)
     return dest

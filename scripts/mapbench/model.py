@@ -140,7 +140,13 @@ SET_MUST_SHARE = ["kernel_release", "cpu_model", "mapbench_revision"]
 
 
 class InputError(Exception):
-    """A result file or folder that cannot be used; the message says why."""
+    """Input that cannot be used (a result file or folder, a suite, a kernel
+    tree); the message says why, status is the exit status it ends a
+    command with (cli.run: 3, the tools' unreadable input, unless given)."""
+
+    def __init__(self, message, status=3):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, order=True)

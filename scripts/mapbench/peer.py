@@ -7,7 +7,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from . import cli, kernel_log
+from . import kernel_log
+from .model import InputError
 from .paths import PY, SCRIPTS
 
 
@@ -23,7 +24,7 @@ class Peer:
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode:
             last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"
-            cli.die(f"--peer kernel: {last}", proc.returncode)
+            raise InputError(f"--peer kernel: {last}", proc.returncode)
         lines = proc.stdout.splitlines()
         self.binary = Path(next(line.split(": ", 1)[1] for line in lines
                                 if line.startswith("kernel-bench: /")))

@@ -105,7 +105,7 @@ def load_suite(name):
     path = Path(name) if name.endswith(".json") else SUITES / f"{name}.json"
     if not path.exists():
         known = ", ".join(sorted(p.stem for p in SUITES.glob("*.json")))
-        cli.die(f"no suite '{name}'; known: {known}", cli.EXIT_USAGE)
+        raise model.InputError(f"no suite '{name}'; known: {known}", cli.EXIT_USAGE)
     try:
         suite = json.loads(path.read_text())
         for key in ("description", "runs", "warmup", "duration", "configs"):

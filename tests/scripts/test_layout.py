@@ -45,3 +45,17 @@ def test_no_name_or_identity_checks_in_the_engine(source):
     assert not re.findall(r"[!=]= &\w+", text), source.name
     included = set(re.findall(r'^#include "([^"]+)"', text, re.M))
     assert not included & FAMILY_HEADERS, f"{source.name} includes {included & FAMILY_HEADERS}"
+
+
+LIBRARY = sorted(p for p in (ROOT / "scripts" / "mapbench").glob("*.py")
+                 if p.name not in ("cli.py", "output.py"))
+
+
+@pytest.mark.parametrize("module", LIBRARY, ids=lambda p: p.name)
+def test_the_library_neither_exits_nor_prints(module):
+    """Only commands (scripts/mapbench/commands/), cli.py (exit statuses,
+    errors) and output.py (what is printed) exit or print: a library
+    function raises InputError with its status, or takes a progress
+    callback."""
+    found = re.findall(r"\b(print\(|cli\.die\(|sys\.exit\(|exit\()", module.read_text())
+    assert not found, f"{module.name}: {found}"

@@ -52,6 +52,11 @@ TOOLS = {"make": "make", "gcc": "gcc", "flex": "flex", "bison": "bison", "bc": "
 HEADERS = {"/usr/include/libelf.h": "libelf-dev", "/usr/include/openssl/opensslv.h": "libssl-dev"}
 
 
+def say(text):
+    """A progress line of kbuild's."""
+    print(f"kbuild: {text}", flush=True)
+
+
 def check_toolchain():
     """One line naming the Debian package of the first thing missing."""
     for tool, pkg in TOOLS.items():
@@ -197,8 +202,8 @@ def main(argv=None):
         cli.die(f"--from {args.base}: not a kbuild build folder (no .config)", cli.EXIT_INPUT)
     check_toolchain()
     out = args.out.resolve()
-    src = kernelsrc.source_path(args.src)
-    pristine = kernelsrc.pristine_tree(src)
+    src = kernelsrc.source_path(args.src, say)
+    pristine = kernelsrc.pristine_tree(src, say)
     lock_tree(pristine)
     tree = working_tree(pristine)
     if args.base and args.base.resolve() != out:

@@ -57,6 +57,11 @@ TOOLS = {"make": "make", "clang": "clang", "llc": "llvm", "gcc": "gcc", "nm": "b
          "rsync": "rsync"}
 
 
+def say(text):
+    """A progress line of kernel-bench's."""
+    print(f"kernel-bench: {text}", flush=True)
+
+
 def check_tools():
     for tool, pkg in TOOLS.items():
         if not shutil.which(tool):
@@ -245,7 +250,7 @@ def main(argv=None):
     if not args.btf.exists():
         cli.die(f"--btf {args.btf}: no such file", cli.EXIT_INPUT)
     check_tools()
-    tree = kernelsrc.pristine_tree(kernelsrc.source_path(args.src, "kernel-bench"), "kernel-bench")
+    tree = kernelsrc.pristine_tree(kernelsrc.source_path(args.src, say), say)
     binary, benches = build(tree, args.btf)
     map_perf_test = build_map_perf_test(binary.parent / "src", binary.parent)
     if args.bench_args:
