@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_bench, run_script
 
-from mapbench import kernel_log, stats, verdict
+from mapbench import kernel_log, verdict
 
 ENV = {"cpu_model": "AMD EPYC", "online_cpus": 2, "kernel_release": "6.18.44",
        "bpf_jit_enable": "1", "bpf_jit_harden": "0"}

@@ -47,11 +47,12 @@ def test_no_name_or_identity_checks_in_the_engine(source):
     assert not included & FAMILY_HEADERS, f"{source.name} includes {included & FAMILY_HEADERS}"
 
 
-LIBRARY = sorted(p for p in (ROOT / "scripts" / "mapbench").glob("*.py")
-                 if p.name not in ("cli.py", "output.py"))
+PACKAGE = ROOT / "scripts" / "mapbench"
+LIBRARY = sorted(p for p in PACKAGE.rglob("*.py")
+                 if p.parent.name != "commands" and p.name not in ("cli.py", "output.py"))
 
 
-@pytest.mark.parametrize("module", LIBRARY, ids=lambda p: p.name)
+@pytest.mark.parametrize("module", LIBRARY, ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_the_library_neither_exits_nor_prints(module):
     """Only commands (scripts/mapbench/commands/), cli.py (exit statuses,
     errors) and output.py (what is printed) exit or print: a library

@@ -13,7 +13,8 @@ import pytest
 from conftest import ROOT, run_script, sigint_default
 
 from mapbench import results
-from mapbench.commands import vmrun as vmrun_command
+from mapbench.guest import boot as guest_boot, files, initramfs, qemu
+from mapbench.model import InputError
 from mapbench.peer import Peer
 
 VMRUN = ROOT / "scripts" / "vmrun"
@@ -25,36 +26,33 @@ def vmrun(*args, timeout=900):
 
 
 def test_frames_keeps_complete_files_only():
-    v = vmrun_command
     body = b'{"a": "MAPBENCH-FILE x 3\\n"}'
     stream = (b"noise\nMAPBENCH-FILE 0:w0 " + str(len(body)).encode() + b"\n" + body +
               b"\nMAPBENCH-FILE 1:r0 100\n{\"cut")
-    assert v.frames(stream) == {"0:w0": body}
+    assert guest_boot.frames(stream) == {"0:w0": body}
 
 
 def test_config_ids_and_job_order():
-    v = vmrun_command
     valued = {"--max-entries", "-p", "--use-case", "--prefix_len", "--nr_entries"}
-    assert v.config_id(["htab-lookup", "--max-entries", "1K", "-a"], valued) == \
+    assert initramfs.config_id(["htab-lookup", "--max-entries", "1K", "-a"], valued) == \
         "htab-lookup,max-entries=1K,a"
     # a flag before the benchmark is a flag, not an option with a value
-    assert v.config_id(["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"], valued) == \
+    assert initramfs.config_id(["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"], valued) == \
         "p=8,a,htab-mem,use-case=overwrite"
-    todo, job = v.job_script([("x", ["htab-lookup"]), ("y", ["lpm-trie-lookup", "-p", "2"])],
+    todo, job = initramfs.job_script([("x", ["htab-lookup"]), ("y", ["lpm-trie-lookup", "-p", "2"])],
                              1, 2, 0, 1)
     # Every configuration's warmup first, then the measured runs round-robin.
     assert [n for n, _ in todo] == ["0:w0", "1:w0", "0:r0", "1:r0", "0:r1", "1:r1"]
     assert job.splitlines()[1] == "run 1:w0 -w 0 -d 1 lpm-trie-lookup -p 2"
-    _, job = v.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
+    _, job = initramfs.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
     assert job == "run 0:r0 -w 0 -d 1 --zero-seed htab-lookup\n"
-    assert v.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"], valued) == \
+    assert initramfs.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"], valued) == \
         "prefix_len=32,nr_entries=10000,lpm-trie-noop"
 
 
 def test_the_peer_runs_right_after_each_measured_run_it_has():
-    v = vmrun_command
     # a kernel bench that has htab-mem only
-    todo, job = v.job_script([("m", ["htab-mem", "-p", "2"]), ("l", ["htab-lookup"])], 1, 2, 1, 3,
+    todo, job = initramfs.job_script([("m", ["htab-mem", "-p", "2"]), ("l", ["htab-lookup"])], 1, 2, 1, 3,
                              ["--zero-seed"], {0: ["/kbench", "-w", "1", "-d", "3", "htab-mem",
                                                    "-p", "2"]})
     # Not after warmups; interleaved with mapbench's runs of the same round.
@@ -67,15 +65,14 @@ def test_the_peer_runs_right_after_each_measured_run_it_has():
 
 
 def test_the_clock_follows_the_accelerator():
-    v = vmrun_command
-    assert [v.clock_for("auto", "tcg"), v.clock_for("auto", "kvm")] == ["icount", "host"]
-    assert v.clock_for("host", "tcg") == "host"
-    with pytest.raises(SystemExit) as stop:      # KVM does not count instructions
-        v.clock_for("icount", "kvm")
-    assert stop.value.code == 2
-    argv = v.qemu_argv("img", "rd", "out", "tcg", 1, 512, "icount")
+    assert [qemu.clock_for("auto", "tcg"), qemu.clock_for("auto", "kvm")] == ["icount", "host"]
+    assert qemu.clock_for("host", "tcg") == "host"
+    with pytest.raises(InputError) as refused:      # KVM does not count instructions
+        qemu.clock_for("icount", "kvm")
+    assert refused.value.status == 2 and "--accel tcg" in str(refused.value)
+    argv = qemu.qemu_argv("img", "rd", "out", "tcg", 1, 512, "icount")
     assert argv[argv.index("-icount") + 1] == "shift=0,align=off,sleep=off"
-    assert "-icount" not in v.qemu_argv("img", "rd", "out", "tcg", 1, 512, "host")
+    assert "-icount" not in qemu.qemu_argv("img", "rd", "out", "tcg", 1, 512, "host")
 
 
 @pytest.mark.parametrize("args, status, says", [
@@ -179,13 +176,12 @@ def test_ctrl_c_stops_qemu_and_keeps_finished_runs(root, debian_6_12, tmp_path):
 def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
     """vmrun --smp 8 on a 2-CPU host: -p 8 -a fits the guest, so its check
     passes; the label names -a as the flag it is."""
-    v = vmrun_command
-    v.build_static_bench()
+    initramfs.build_static_bench()
     argv = ["-p", "8", "-a", "htab-mem", "--use-case", "overwrite"]
-    assert v.config_id(argv, v.valued_options()) == "p=8,a,htab-mem,use-case=overwrite"
+    assert initramfs.config_id(argv, initramfs.valued_options()) == "p=8,a,htab-mem,use-case=overwrite"
 
     def dry(*args):
-        return subprocess.run([str(v.STATIC_BENCH), "--dry-run", *args, *argv],
+        return subprocess.run([str(initramfs.STATIC_BENCH), "--dry-run", *args, *argv],
                               capture_output=True, text=True)
     ok = dry("--guest-cpus", "8")
     assert ok.returncode == 0 and '"prod_cpus":[0,1,2,3,4,5,6,7]' in ok.stdout, ok.stderr
@@ -193,7 +189,7 @@ def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
     assert small.returncode == 1
     assert small.stderr.strip() == \
         "mapbench: more pinned producers (8) than online CPUs (4): lower -p or drop -a"
-    alone = subprocess.run([str(v.STATIC_BENCH), "--guest-cpus", "8", *argv],
+    alone = subprocess.run([str(initramfs.STATIC_BENCH), "--guest-cpus", "8", *argv],
                            capture_output=True, text=True)
     assert alone.returncode == 1 and "give it with --dry-run" in alone.stderr
 
@@ -201,13 +197,12 @@ def test_a_guest_benchmark_is_checked_against_the_guests_cpus():
 def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     """Guests run at once (-j) finish in any order: a file's number comes from
     its boot and run, after the files a set already had (ab adds rounds)."""
-    v = vmrun_command
     args = argparse.Namespace(seed=1, boots=2, order="alternate", runs=2, warmup_runs=1, model="none",
                               profile=False)
     a, b = tmp_path / "a", tmp_path / "b"
     (a / "cfg").mkdir(parents=True)
     (a / "cfg" / "run-3.json").write_text("{}")          # from an earlier vmrun
-    plan = v.Plan(args, [Path("A"), Path("B")], [str(a), str(b)], [("cfg", ["htab-lookup"])])
+    plan = files.Plan(args, [Path("A"), Path("B")], [str(a), str(b)], [("cfg", ["htab-lookup"])])
     assert plan.boots == [(0, 0), (0, 1), (1, 0), (1, 1)]
     names, rounds = {}, {}
     for k in (0, 1):
@@ -233,12 +228,12 @@ def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     assert plan.store(1, "0:w0", payload, vm)["environment"]["round"] is None
 
 
-def test_the_host_clock_boots_one_guest_at_a_time(capsys):
-    v = vmrun_command
-    assert v.parallel_boots(None, "icount") == os.cpu_count()
-    assert v.parallel_boots(3, "icount") == 3
-    assert v.parallel_boots(4, "host") == 1
-    assert "-j 4 ignored" in capsys.readouterr().out
+def test_the_host_clock_boots_one_guest_at_a_time():
+    assert qemu.parallel_boots(None, "icount") == (os.cpu_count(), None)
+    assert qemu.parallel_boots(3, "icount") == (3, None)
+    assert qemu.parallel_boots(1, "host") == (1, None)
+    jobs, note = qemu.parallel_boots(4, "host")
+    assert jobs == 1 and "-j 4 ignored" in note
 
 
 @pytest.mark.slow
@@ -281,14 +276,13 @@ def test_a_deleting_writer_makes_the_readers_miss(root, debian_6_12, tmp_path):
 
 
 def test_a_topology_is_a_qemu_machine_shape():
-    v = vmrun_command
-    argv = v.qemu_argv("img", "rd", "out", "tcg", 64, 4096, "icount", "epyc-2s-8ccx")
+    argv = qemu.qemu_argv("img", "rd", "out", "tcg", 64, 4096, "icount", "epyc-2s-8ccx")
     assert argv[argv.index("-smp") + 1] == "64,sockets=2,dies=4,cores=4,threads=2"
     assert argv[argv.index("-cpu") + 1] == "Skylake-Server"     # L3 per die (CCX)
     nodes = [argv[i + 1] for i, a in enumerate(argv) if a == "-numa"]
     assert nodes == ["node,nodeid=0,memdev=m0,cpus=0-31", "node,nodeid=1,memdev=m1,cpus=32-63"]
     assert "memory-backend-ram,id=m1,size=2048M" in argv
-    assert v.topology_record("epyc-1s-2ccx")["cpus"] == 8
+    assert qemu.topology_record("epyc-1s-2ccx")["cpus"] == 8
     proc = vmrun("--kernel", __file__, "--topology", "epyc-1s-2ccx", "--smp", "4", "--",
                  "htab-lookup")
     assert proc.returncode == 64 and "has 8 CPUs: drop --smp 4" in proc.stderr

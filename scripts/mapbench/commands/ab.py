@@ -48,7 +48,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import cachemodel, cli, model, output, results, stats, verdict
+from .. import cli, model, output, results, stats, verdict
+from ..guest import options
+from . import vmrun as vmrun_command
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
@@ -60,13 +62,20 @@ def step(title, argv, capture=None):
 
 
 def vmrun_argv(args, kernels, sets, boots):
-    argv = [SCRIPTS / "vmrun", *[x for k in kernels for x in ("--kernel", k)],
-            *[x for s in sets for x in ("--label", s)], "--boots", boots, "--runs", args.runs,
-            "-w", args.warmup, "-d", args.duration, "--accel", args.accel, "--smp", args.smp,
-            "--clock", args.clock, "--model", args.model, *(["--profile"] if args.profile else []),
-            *(["-j", args.jobs] if args.jobs else [])]
-    return argv + (["--suite", args.suite] if args.suite
-                   else [x for b in args.bench for x in ("--bench", b)])
+    """vmrun's arguments for these kernels' boots: the guest options as ab was given them."""
+    argv = [*[x for k in kernels for x in ("--kernel", k)],
+            *[x for s in sets for x in ("--label", s)], "--boots", boots, *options.passed_on(args)]
+    return [str(a) for a in argv] + (["--suite", args.suite] if args.suite
+                                     else [x for b in args.bench for x in ("--bench", b)])
+
+
+def boot_guests(title, argv):
+    """vmrun in this process, its command line shown: its exit status."""
+    print(f"\n== {title}\n$ scripts/vmrun {shlex.join(argv)}", flush=True)
+    try:
+        return vmrun_command.main(argv)
+    except SystemExit as e:      # vmrun's usage errors
+        return e.code
 
 
 def series_table(sets, names, policy):
@@ -105,9 +114,9 @@ def boot_until_mde(args, run, pair):
     looks = args.boots - args.min_boots + 1
     policy = verdict.load_policy(args.policy)
     for r in range(1, args.boots + 1):
-        proc = step(f"round {r}/{args.boots}: one boot of each kernel", run)
-        if proc.returncode:
-            return proc.returncode
+        status = boot_guests(f"round {r}/{args.boots}: one boot of each kernel", run)
+        if status:
+            return status
         if r < args.min_boots:
             continue
         runs = [results.load_path(p) for p in pair]
@@ -155,23 +164,7 @@ def main(argv=None):
     what.add_argument("--suite", help="a suite of suites/")
     what.add_argument("--bench", action="append", default=[],
                       help="./bench arguments, one string (repeatable)")
-    ap.add_argument("--boots", type=int, default=5, help="boots per kernel (default 5)")
-    ap.add_argument("--runs", type=int, default=1, help="measured runs per boot (default 1)")
-    ap.add_argument("-w", "--warmup", type=int, default=1)
-    ap.add_argument("-d", "--duration", type=int, default=3)
-    ap.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
-    ap.add_argument("--smp", type=int, default=1)
-    ap.add_argument("-j", "--jobs", type=int,
-                    help="guests at once under the icount clock (vmrun -j; default: the host's "
-                         "CPUs); the host clock boots one at a time")
-    ap.add_argument("--clock", choices=["auto", "icount", "host"], default="auto",
-                    help="the guests' clock (vmrun --clock; auto: icount under TCG)")
-    ap.add_argument("--model", choices=[*cachemodel.MACHINES, "none"], default="none",
-                    help="the cache model (vmrun --model): judge with --metric model_cycles or "
-                         "llc_misses to see cache effects icount cannot")
-    ap.add_argument("--profile", action="store_true",
-                    help="the model's counts per guest kernel function (vmrun --profile): the "
-                         "report's Where table names the functions that changed")
+    options.add(ap, boots=5)
     ap.add_argument("--until-mde", type=float, metavar="PCT",
                     help="add boots until each change is confirmed or the MDE is below PCT")
     ap.add_argument("--min-boots", type=int, default=3, help="boots a side before the first look")
@@ -237,10 +230,10 @@ def main(argv=None):
     sets = [s for _, s, _ in steps]
     pair = [sets[0], sets[-1]]
     if args.until_mde is None:
-        proc = step(f"{args.boots} boots of each kernel, in turn",
-                    vmrun_argv(args, images, sets, args.boots))
-        if proc.returncode:
-            return proc.returncode
+        status = boot_guests(f"{args.boots} boots of each kernel, in turn",
+                             vmrun_argv(args, images, sets, args.boots))
+        if status:
+            return status
     else:
         status = boot_until_mde(args, vmrun_argv(args, images, sets, 1), pair)
         if status:

@@ -22,8 +22,9 @@ Each step's kernel (build/bisect/L/kernels/SHA) and result
 where git's bisect stood, and a commit measured before is not booted again.
 
 --model NAME counts with the cache model (memory effects icount cannot
-see), and --profile also attributes them to functions; --smp, -w and -d
-are vmrun's.
+see), and --profile also attributes them to functions; the guest options
+(--runs, -w, -d, --accel, --clock, --smp, -j, --model, --profile) are
+vmrun's, as ab's are.
 
 Exit status: 0 the first bad commit was found, 1 it was not (a step that
 could not be judged, or GOOD and BAD that do not differ), 2 bad input (no
@@ -40,6 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import cli, model, results, verdict, where
+from ..guest import options
+from . import vmrun as vmrun_command
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
 WORK = ROOT / "build" / "bisect"
@@ -98,12 +101,11 @@ def measure(state, sha):
             raise KeyboardInterrupt
         if build.returncode:
             return None
-    boot = subprocess.run([PY, str(SCRIPTS / "vmrun"), "--kernel", str(out / "bzImage"),
-                           "--label", str(where_to), "--boots", "1", "--runs", "1",
-                           *state["vmrun"], "--", *state["bench"]])
-    if boot.returncode == cli.EXIT_INTERRUPTED:
+    status = vmrun_command.main(["--kernel", str(out / "bzImage"), "--label", str(where_to),
+                                 "--boots", "1", *state["vmrun"], "--", *state["bench"]])
+    if status == cli.EXIT_INTERRUPTED:
         raise KeyboardInterrupt
-    return figure_of(where_to, state["metric"]) if boot.returncode == 0 else None
+    return figure_of(where_to, state["metric"]) if status == 0 else None
 
 
 def step(state_file):
@@ -149,11 +151,7 @@ def main(argv=None):
     ap.add_argument("--metric", choices=sorted(model.METRICS),
                     help="default: the policy's (figure, the benchmark's own)")
     ap.add_argument("--policy", help="the gate's policy file: its threshold")
-    ap.add_argument("--model", help="vmrun --model NAME (memory effects)")
-    ap.add_argument("--profile", action="store_true", help="vmrun --profile: say where")
-    ap.add_argument("--smp", help="vmrun --smp")
-    ap.add_argument("-w", "--warmup", help="vmrun -w")
-    ap.add_argument("-d", "--duration", help="vmrun -d")
+    options.add(ap)
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
     bench = argv[cut + 1:]
@@ -164,11 +162,8 @@ def main(argv=None):
     f = folders(label)
     good, bad = prepare(args, f)
     policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
-    vmrun = [x for opt, v in (("--model", args.model), ("--smp", args.smp), ("-w", args.warmup),
-                              ("-d", args.duration)) if v for x in (opt, v)] + \
-        (["--profile"] if args.profile else [])
     state = {"label": label, "metric": policy["default"]["metric"], "bench": bench,
-             "vmrun": vmrun}
+             "vmrun": options.passed_on(args)}
     try:
         ends = {}
         for name, sha in (("good", good), ("bad", bad)):

@@ -1,0 +1,251 @@
+"""Booting guests: one QEMU process and its serial lines (Boot), the
+results framed on the second serial port, one boot's job run and stored,
+every boot of a plan, up to -j at once, and the KVM probe."""
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from .. import cachemodel
+from ..cli import EXIT_INPUT
+from ..model import InputError
+from ..peer import figure_text as peer_figure_text
+from ..suites import doc_figure_text, fmt_time
+from .initramfs import is_peer, make_initramfs
+from .qemu import ICOUNT_SHIFT, PROBE_CACHE, kernel_cmdline, qemu_argv, topology_record
+
+class Interrupted(Exception):
+    pass
+
+
+class Boot:
+    """One QEMU process: its console lines, read with a deadline per stage."""
+
+    def __init__(self, argv):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.buf = b""
+        self.tail = []       # the console's last lines, for error messages
+
+    def line(self, deadline):
+        """The next console line, or None at the deadline or when QEMU exits."""
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.proc.stdout], [], [], min(left, 1.0))
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    return None
+                self.buf += chunk
+        raw, self.buf = self.buf.split(b"\n", 1)
+        text = raw.decode(errors="replace").rstrip("\r")
+        self.tail = (self.tail + [text])[-20:]
+        return text
+
+    def kill(self):
+        """Stop QEMU now; line() then returns None. Safe from another thread."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def stop(self):
+        self.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+
+
+def frames(data):
+    """{name: bytes} of the complete MAPBENCH-FILE frames on the second serial port."""
+    out, pos = {}, 0
+    header = re.compile(rb"MAPBENCH-FILE (\S+) (\d+)\n")
+    while True:
+        m = header.search(data, pos)
+        if not m:
+            return out
+        start, size = m.end(), int(m[2])
+        if start + size > len(data):
+            return out
+        out[m[1].decode()] = data[start:start + size]
+        pos = start + size
+
+
+def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
+    """Boot kernel k once and run the job; returns the number of runs that failed."""
+    args = plan.args
+    r, k = plan.boots[i]
+    image = plan.kernels[k]
+    if plan.interrupted:
+        return 0
+    serial = workdir / f"boot-{i}.out"
+    argv = qemu_argv(image, initrd, serial, accel, args.smp, args.mem, plan.clock,
+                     args.topology, plan.qemu)
+    counts = ModelCounts(workdir / f"boot-{i}.model") if plan.machine else None
+    if counts:
+        argv += ["-plugin", plan.machine.plugin_arg(counts.path, args.profile)]
+    boot = Boot(argv)
+    plan.active.add(boot)
+    if plan.interrupted:        # stopped while this one was starting
+        boot.kill()
+    vm = {"accelerator": accel, "clock": plan.clock, "qemu_version": plan.qemu_version,
+          **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
+          "cmdline": kernel_cmdline(plan.clock),
+          "memory_mib": args.mem, "kernel_image": str(image), "boot": i + 1,
+          # a guest booted under icount repeats its boot_id; this one is the host's
+          "boot_uid": uuid.uuid4().hex,
+          "boot_of_kernel": r + 1, "boots_of_kernel": args.boots,
+          **({"model": plan.machine.record()} if plan.machine else {}),
+          **({"topology": topology_record(args.topology)} if args.topology else {})}
+    tag = f"[boot {i + 1}/{len(plan.boots)}] {os.path.relpath(plan.label_dir(k))}"
+    failed, stored = 0, set()
+    deadline = time.monotonic() + args.boot_timeout
+    guest, symbols = None, None
+    try:
+        while True:
+            line = boot.line(deadline)
+            if line is None:
+                break
+            if console:
+                console(f"guest: {line}")
+            # Kernel messages may share a console line with the guest's markers.
+            m = re.search(r"MAPBENCH-([A-Z]+) ?(.*)", line)
+            if not m:
+                continue
+            event, words = m[1], m[2].split()
+            if event == "GUEST":
+                guest = words[0]
+                progress(f"{tag}: {guest} up")
+                deadline = time.monotonic() + args.run_timeout
+            elif event == "NOBTF":
+                raise InputError(f"{image}: the guest kernel {guest} has no BTF "
+                                 "(/sys/kernel/btf/vmlinux); build it with "
+                                 "CONFIG_DEBUG_INFO_BTF=y", EXIT_INPUT)
+            elif event == "SYMBOLS":
+                got = frames(serial.read_bytes() if serial.exists() else b"")
+                symbols = cachemodel.Symbols(got.get("kallsyms", b"").decode(errors="replace"))
+            elif event == "RUN":
+                deadline = time.monotonic() + args.run_timeout
+            elif event == "RC":
+                name, rc = words
+                got = frames(serial.read_bytes() if serial.exists() else b"")
+                text = f"exit {rc}, no result came back"
+                if counts and not is_peer(name) and name not in got:
+                    counts.new_lines()      # a failed run's windows belong to no result
+                if name in got and is_peer(name):
+                    log, path = plan.store_peer(k, name, got[name], r)
+                    stored.add(name)
+                    text = peer_figure_text(log, str(path)) or \
+                        f"exit {rc} ({(log.strip() or 'no output').splitlines()[-1][:100]})"
+                elif name in got:
+                    doc = plan.store(k, name, got[name], vm, counts.new_lines() if counts else (), symbols)
+                    stored.add(name)
+                    text = doc_figure_text(doc)
+                text += " [icount]" if plan.clock == "icount" else ""
+                if not is_peer(name) and (rc not in ("0", "2") or name not in got):
+                    failed += 1
+                    err = [t for t in boot.tail[:-1] if t and "MAPBENCH" not in t]
+                    text += f" ({err[-1]})" if err else ""
+                idx, kind = name.split(":")[:2]
+                what = "warmup" if kind.startswith("w") else f"run {int(kind[1:]) + 1}"
+                what += ", kernel bench" if is_peer(name) else ""
+                progress(f"{tag}: {plan.configs[int(idx)][0]} {what}: {text}")
+            elif event == "DONE":
+                deadline = time.monotonic() + 30
+    finally:
+        boot.stop()
+        plan.active.discard(boot)
+    if plan.interrupted:
+        return 0
+    if guest is None:
+        last = next((t for t in reversed(boot.tail) if t.strip()), "no console output")
+        raise InputError(f"{image} did not reach the benchmark within {args.boot_timeout} s "
+                         f"under {accel} (last console line: {last.strip()[:120]})", EXIT_INPUT)
+    missing = [name for name, _ in todo if name not in stored]
+    if missing:
+        progress(f"{tag}: {len(missing)} runs brought no result (time limit "
+                 f"{args.run_timeout} s per run, or a crash: {(boot.tail or [''])[-1][:100]})")
+    return failed + len(missing)
+
+
+class ModelCounts:
+    """The plugin's counts file of one boot, read run by run: the lines
+    written since the last run ended are the run's that just ended."""
+
+    def __init__(self, path):
+        self.path, self.pos = path, 0
+
+    def new_lines(self):
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.pos)
+            data = f.read()
+        done = data[:data.rfind(b"\n") + 1]
+        self.pos += len(done)
+        return done.decode().splitlines()
+
+
+def run_boots(plan, jobs, accel, initrd, todo, workdir, progress, console=None):
+    """Every boot of the plan, up to jobs at once, started in the plan's
+    order; the number of runs that failed. Ctrl-C stops every guest."""
+    start, failed, done = time.monotonic(), 0, 0
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    futures = [pool.submit(run_boot, plan, i, accel, initrd, todo, workdir, progress, console)
+               for i in range(len(plan.boots))]
+    try:
+        for f in as_completed(futures):
+            failed += f.result()
+            done += 1
+            left = len(plan.boots) - done
+            if left:
+                eta = (time.monotonic() - start) / done * left
+                progress(f"ETA {fmt_time(eta)} for {left} more boots ({jobs} at a time)")
+    except BaseException as e:
+        # Ctrl-C, or a boot that failed for good: no other guest goes on
+        plan.interrupted = True
+        for boot in list(plan.active):
+            boot.kill()
+        if isinstance(e, KeyboardInterrupt):
+            raise Interrupted(f"stopped with {done} of {len(plan.boots)} boots done; the runs "
+                              "that finished are kept") from None
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return failed
+
+
+def probe_kvm(image, workdir):
+    """kvm if /dev/kvm boots this stock kernel to /init within 20 s, else tcg.
+    Cached per host boot (a PVM /dev/kvm crawls and would cost 20 s each time)."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg", "no usable /dev/kvm"
+    host_boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    try:
+        cached = json.loads(PROBE_CACHE.read_text())
+        if cached["host_boot"] == host_boot:
+            return cached["accel"], cached["why"]
+    except (OSError, ValueError, KeyError):
+        pass
+    initrd = workdir / "probe.cpio.gz"
+    make_initramfs(initrd, "")      # an empty job: reaching /init is the proof
+    boot = Boot(qemu_argv(image, initrd, workdir / "probe.out", "kvm", 1, 512))
+    deadline = time.monotonic() + 20
+    accel, why = "tcg", "KVM is here but a probe boot under it did not reach /init in 20 s"
+    try:
+        while (line := boot.line(deadline)) is not None:
+            if "MAPBENCH-GUEST" in line:
+                accel, why = "kvm", "a probe boot under KVM reached /init"
+                break
+    finally:
+        boot.stop()
+    if accel == "tcg" and boot.tail and any("MSR" in t or "KVM" in t for t in boot.tail):
+        why = "KVM refused the guest: " + next(t for t in boot.tail if "MSR" in t or "KVM" in t)
+    PROBE_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    PROBE_CACHE.write_text(json.dumps({"host_boot": host_boot, "accel": accel, "why": why}) + "\n")
+    return accel, why
