@@ -1,6 +1,7 @@
 """What every command shares: exit statuses, one-line errors, the argument
 parser that exits 64 on a bad command line."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -74,10 +75,23 @@ def run(main, argv, name):
             return main(argv) or 0
         except InputError as e:
             die(str(e), e.status)
+        except BrokenPipeError:
+            return reader_gone()
         except Exception as e:  # a bug or an unreadable input
             die(f"internal error: {e!r}")
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+
+
+# A reader that stopped reading (| head): quiet, as a killed pipeline's writer is.
+EXIT_PIPE = 128 + 13
+
+
+def reader_gone():
+    """The exit status once stdout's reader has gone, with what Python would
+    still flush at exit sent nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_PIPE
 
 
 def run_main(main):

@@ -1,6 +1,7 @@
 """From run to verdict: the scripts agree on every number, say what to do
 next, and refuse what is not theirs."""
 import json
+import os
 import re
 import subprocess
 
@@ -202,3 +203,17 @@ def test_bench_version_is_the_build_revision():
     ("K ops/s", "in-kernel throughput", "K ops/s in-kernel throughput")])
 def test_a_unit_label_says_each_word_once(unit, name, label):
     assert model.figure_unit(unit, name) == label
+
+
+def test_a_reader_that_stops_reading_ends_a_command_quietly():
+    """scripts/suite list | head -1: no "internal error", the status a
+    pipeline's killed writer has. The pipe's reader is gone before the
+    command starts, so its first write fails whatever the timing."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        proc = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "suite"), "list"],
+                              stdout=writer, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(writer)
+    assert proc.returncode == 141 and proc.stderr == b""
