@@ -127,7 +127,8 @@ void cli_usage(FILE *f)
 "      --list-options      every option, whether it takes a value, a line each\n"
 "  -h, --help              this text, and every benchmark's defaults\n"
 "      --version           the mapbench revision (git describe) of this build\n"
-"      --contracts         each benchmark's workload and figure (unit, clock)\n"
+"      --contracts         each benchmark's workload and figure (unit, clock); with\n"
+"                          --json FILE, as JSON, with the kernel tools' line shapes\n"
 "      --dry-run           check the benchmark and its options, print the resolved\n"
 "                          plan (the result's params), load nothing\n"
 "      --guest-cpus N      with --dry-run: check the CPUs the options name against a\n"
@@ -246,6 +247,24 @@ void cli_contracts(FILE *f)
 			trigger_name(b->trigger), loop_name(b->loop), b->batch, d.name, d.unit,
 			d.clock);
 	}
+}
+
+json_t *cli_contracts_json(void)
+{
+	json_t *rows = json_array();
+
+	for (int i = 0; i < nr_benches; i++) {
+		const struct bench *b = &benches[i];
+		struct figure_desc d = figure_of(b);
+
+		json_array_append_new(rows, json_pack(
+			"{s:s, s:s?, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s}", "benchmark", b->name,
+			"alias", b->aliases[0], "workload", b->workload,
+			"key_walk", b->walk ? b->walk->name : "none", "trigger", trigger_name(b->trigger),
+			"loop", loop_name(b->loop), "batch", b->batch, "figure", d.name, "unit", d.unit,
+			"clock", d.clock));
+	}
+	return rows;
 }
 
 void cli_list(FILE *f)

@@ -26,5 +26,7 @@ void cli_options(FILE *f);
 /* The contract table (org): benchmark, alias, workload, key walk, trigger,
  * loop, batch, figure, unit, clock. */
 void cli_contracts(FILE *f);
+/* The same rows as JSON objects (--contracts --json FILE). */
+json_t *cli_contracts_json(void);
 
 #endif

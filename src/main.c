@@ -183,6 +183,22 @@ static int measure(struct run *run)
 	return status ?: werr;
 }
 
+/* --contracts --json FILE: every benchmark's contract, and the shapes of
+ * the kernel tools' lines that scripts/mapbench/kernel_log.py reads. */
+static int write_contracts(const char *path)
+{
+	json_t *doc = json_pack("{s:o, s:o}", "benchmarks", cli_contracts_json(),
+				"lines", kernel_lines_json());
+	int err = json_dump_file(doc, path, JSON_INDENT(1) | JSON_SORT_KEYS);
+
+	json_decref(doc);
+	if (err) {
+		mb_err("writing %s failed: %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 /* --dry-run: the plan as the result's params would record it. */
 static void print_plan(const struct plan *plan)
 {
@@ -224,10 +240,8 @@ int main(int argc, char **argv)
 	}
 	if (action == CLI_SCENARIOS)
 		return cli_scenarios(stdout, given.list_group);
-	if (action == CLI_CONTRACTS) {
-		cli_contracts(stdout);
-		return EXIT_OK;
-	}
+	if (action == CLI_CONTRACTS)
+		return given.json_path ? write_contracts(given.json_path) : (cli_contracts(stdout), EXIT_OK);
 	if (action == CLI_OPTIONS) {
 		cli_options(stdout);
 		return EXIT_OK;

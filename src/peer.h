@@ -18,6 +18,21 @@ struct run;
 struct samples;
 struct run_summary;
 
+/* The shape of a line a kernel tool prints: a Python regular expression
+ * with named groups, which scripts/mapbench/kernel_log.py matches in the
+ * tool's output (./bench --contracts --json FILE lists every shape, by
+ * name; the copy in scripts/mapbench/ is checked against it). */
+struct kernel_line {
+	const char *name;
+	const char *pattern;
+};
+
+/* One line per task of map_perf_test and of bpf-hashmap-full-update:
+ * "0:hash_map_perf kmalloc 262788 events per sec", "3:hash_map_full_perf
+ * 20330000 events per sec", "0:hash_lookup 24567286 lookups per sec". */
+#define PER_TASK_LINE { "per-task", "^(?P<cpu>\\d+):(?P<name>\\w+(?: [\\w-]+)?) (?P<v>\\d+) " \
+			"(?P<what>events|lookups) per sec$" }
+
 struct kernel_bench {
 	/* The lines the kernel bench prints after its Summary, in its format
 	 * and with its aggregation, into buf one per line; how many. */
@@ -43,7 +58,13 @@ struct kernel_bench {
 	/* Its tool's own arguments after the benchmark's name (map_perf_test
 	 * FLAGS TASKS ENTRIES COUNT), into given; an exit status. NULL: none. */
 	int (*arguments)(struct options *given, int n, char **args);
+	/* The shape of the lines final_lines prints (name NULL: none of its own). */
+	struct kernel_line line;
 };
+
+/* Every kernel bench's line shape, and the Summary's, once each by name,
+ * as JSON (./bench --contracts --json). */
+json_t *kernel_lines_json(void);
 
 /* The CPU a kernel bench labels producer p's line with: the one it is
  * pinned to, else its index. */

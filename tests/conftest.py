@@ -128,6 +128,13 @@ QUICK = ["-w", "0", "-d", "1", "-q"]
 SHORT = ["-w", "1", "-d", "2", "-q"]
 
 
+def shaped(text, shape):
+    """The lines of text that a kernel tool's line shape matches (kernel_log's,
+    declared with the C that prints them), as match objects."""
+    from mapbench.kernel_log import LINES
+    return [m for line in text.splitlines() if (m := LINES[shape].match(line))]
+
+
 def run_bench(*args, timeout=120):
     return subprocess.run([str(BENCH), *map(str, args)], capture_output=True, text=True,
                           timeout=timeout)

@@ -68,10 +68,12 @@ static int full_update_lines(const struct run *run, const struct samples *s,
 
 const struct kernel_bench kernel_hashmap_lookup = {
 	.final_lines = lookup_lines,
+	.line = { "cpu-lookup", "^\\s*cpu(?P<cpu>\\d+):\\s*lookup\\s+(?P<v>[\\d.]+)M\\s*(?:\u00b1|\\+-)" },
 	.key_word = lookup_key_word,
 	.shared_key = true,
 };
 
 const struct kernel_bench kernel_hashmap_full_update = {
 	.final_lines = full_update_lines,
+	.line = PER_TASK_LINE,
 };

@@ -24,5 +24,7 @@ static int timing_line(const struct run *run, const struct samples *s,
 
 const struct kernel_bench kernel_bpf_timing = {
 	.final_lines = timing_line,
+	.line = { "timing", "^(?P<name>[\\w.-]+): median (?P<median>[\\d.]+) ns/op, stddev "
+			    "(?P<stddev>[\\d.]+), p99 (?P<p99>[\\d.]+) \\((?P<samples>\\d+) samples\\)$" },
 	.times_batches = true,
 };

@@ -89,4 +89,5 @@ const struct kernel_bench kernel_map_perf_test = {
 	.final_lines = task_lines,
 	.command = command,
 	.arguments = arguments,
+	.line = PER_TASK_LINE,
 };

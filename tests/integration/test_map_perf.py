@@ -2,12 +2,12 @@
 per CPU, its per-task lines, and its invocation shape."""
 import json
 import os
-import re
 import subprocess
 
 import pytest
 
-from conftest import BPFTOOL, QUICK, assert_usage_error, bpf_snapshot, run_bench, start_until
+from conftest import (BPFTOOL, QUICK, assert_usage_error, bpf_snapshot, run_bench, shaped,
+                      start_until)
 
 # map_perf_test's test bits, the rows that run them and the names in its lines
 TESTS = {
@@ -23,8 +23,6 @@ TESTS = {
     512: ("map-perf-inner-lru-hash-prealloc", "inner_lru_hash_map_perf pre-alloc"),
     1024: ("map-perf-lru-hash-lookup", "lru_hash_lookup_perf pre-alloc"),
 }
-# what a script reading map_perf_test's output matches: CPU:NAME N events per sec
-LINE = re.compile(r"^(\d+):(.+) (\d+) (events|lookups) per sec$", re.M)
 BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU, BPF_F_ZERO_SEED = 1, 2, 64
 
 
@@ -34,7 +32,7 @@ def test_each_test_prints_the_kernels_line_per_task(root, result, flag):
     proc, doc = result("map-perf", str(flag), *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["benchmark"] == bench
-    lines = LINE.findall(proc.stdout)
+    lines = [m.group("cpu", "name", "v", "what") for m in shaped(proc.stdout, "per-task")]
     # a task per online CPU, each pinned to its CPU and labelled by it
     assert [int(cpu) for cpu, *_ in lines] == doc["params"]["prod_cpus"] == \
         list(range(os.cpu_count()))

@@ -1,26 +1,21 @@
 """bpf-nop, the kernel timing library's loop doing nothing (linux 7.3's
 selftests bench): its line, its calibration, its refusals."""
-import re
 
 import pytest
 
-from conftest import assert_usage_error, run_bench
+from conftest import assert_usage_error, run_bench, shaped
 from test_bench import measured, rval
-
-# what a reader of the kernel bench's output matches
-LINE = re.compile(r"^bpf-nop: median ([\d.]+) ns/op, stddev ([\d.]+), p99 ([\d.]+) "
-                  r"\((\d+) samples\)$", re.M)
 
 
 def test_its_line_is_the_batches_without_outliers(root, result):
     proc, doc = result("bpf-nop", "-w", "1", "-d", "1", "-q")
     assert proc.returncode == 0, proc.stderr
-    (median, stddev, p99, n), = LINE.findall(proc.stdout)
+    line, = shaped(proc.stdout, "timing")
     iqr = doc["summary"]["batches"]["iqr"]
-    assert int(n) == iqr["samples"] > 0
-    for value, key in ((median, "median_ns"), (stddev, "stddev_ns"), (p99, "p99_ns")):
-        assert float(value) == pytest.approx(iqr[key], abs=0.006)
-    assert doc["summary"]["kernel_lines"] == [LINE.search(proc.stdout).group(0)]
+    assert line["name"] == "bpf-nop" and int(line["samples"]) == iqr["samples"] > 0
+    for group, key in (("median", "median_ns"), ("stddev", "stddev_ns"), ("p99", "p99_ns")):
+        assert float(line[group]) == pytest.approx(iqr[key], abs=0.006)
+    assert doc["summary"]["kernel_lines"] == [line.group(0)]
     assert (doc["params"]["trigger"], doc["params"]["loop"]) == ("syscall", "can_loop")
 
 

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import BENCH, assert_usage_error, run_bench
+from conftest import BENCH, assert_usage_error, run_bench, shaped
 from test_bench import rval
 
 SCENARIOS = ["tcp-v4-lru-hit", "tcp-v4-ch", "tcp-v6-lru-hit", "tcp-v6-ch", "udp-v4-lru-hit",
@@ -19,13 +19,6 @@ SCENARIOS = ["tcp-v4-lru-hit", "tcp-v4-ch", "tcp-v6-lru-hit", "tcp-v6-ch", "udp-
              "drop-v4-options", "drop-v6-frag"]
 # a short run: a fixed batch needs no warmup to size it
 SHORT = ["--batch", "1000", "-w", "0", "-d", "1", "-q"]
-
-
-def line_of(name):
-    """The timing library's human line, as a reader of the kernel's output
-    matches it."""
-    return re.compile(rf"^{re.escape(name)}: median ([\d.]+) ns/op, stddev ([\d.]+), "
-                      rf"p99 ([\d.]+) \((\d+) samples\)$", re.M)
 
 
 def run_scenario(scenario, tmp_path, *args):
@@ -50,7 +43,9 @@ def test_every_scenario_passes_the_kernels_check_and_prints_its_lines(root, tmp_
             lambda s: run_scenario(s, tmp_path, "--machine-readable"), SCENARIOS)))
     for scenario, (proc, doc) in done.items():
         assert proc.returncode == 0, f"{scenario}: {proc.stderr}"
-        (median, stddev, p99, n), = line_of(scenario).findall(proc.stdout)
+        (median, stddev, p99, n), = [m.group("median", "stddev", "p99", "samples")
+                                     for m in shaped(proc.stdout, "timing")
+                                     if m["name"] == scenario]
         result, = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
         assert rval(result, "scenario") == scenario
         for key, value in (("median", median), ("stddev", stddev), ("p99", p99),

@@ -23,6 +23,16 @@ def test_benchmark_table_is_the_contract_table():
     assert block.group(1) == proc.stdout, "docs/bench.org's table differs from ./bench --contracts"
 
 
+def test_the_line_shapes_python_reads_are_the_ones_the_c_declares(tmp_path):
+    """scripts/mapbench/contracts.json is ./bench --contracts --json's, byte
+    for byte: kernel_log reads the line shapes the C that prints them
+    declares (make it again with ./bench --contracts --json FILE)."""
+    path = tmp_path / "contracts.json"
+    proc = run_bench("--contracts", "--json", path)
+    assert proc.returncode == 0, proc.stderr
+    assert path.read_bytes() == (ROOT / "scripts" / "mapbench" / "contracts.json").read_bytes()
+
+
 def test_every_benchmark_has_a_unit_and_a_clock():
     rows = [r.strip("|").split("|") for r in run_bench("--contracts").stdout.splitlines()[2:]]
     names = {line.split()[0] for line in run_bench("-l").stdout.splitlines()}
