@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, run_script, sigint_default
 
 from mapbench import results
-from mapbench.guest import boot as guest_boot, files, initramfs, qemu
+from mapbench.guest import boot as guest_boot, files, initramfs, options, qemu
 from mapbench.model import InputError
 from mapbench.peer import Peer
 
@@ -338,3 +338,20 @@ def test_each_configuration_gets_the_kernel_tool_that_has_it(tmp_path):
     assert peer.guest_command(["htab-lookup"], "htab-lookup: valid\n", 1, 2) is None
     peer.map_perf_test = None       # a tree without samples/bpf/map_perf_test
     assert peer.guest_command(["map-perf", "4"], plan, 1, 2) is None
+
+
+def test_a_layout_draw_is_on_the_kernels_command_line_with_shuffled_pages():
+    """--sample-layouts: a boot's layout draw is on the command line the
+    kernel mixes into its entropy, with shuffled page lists; without it the
+    line is the plain one (boots repeat), and the option is handed on."""
+    argv = qemu.qemu_argv("img", "rd", "out", "tcg", 1, 512, "icount", layout_draw=41)
+    assert argv[argv.index("-append") + 1] == \
+        "console=ttyS0 panic=-1 quiet nokaslr page_alloc.shuffle=1 mapbench.layout=41"
+    assert "mapbench.layout" not in qemu.kernel_cmdline("icount")
+    parser = argparse.ArgumentParser()
+    options.add(parser, boots=2)
+    given = parser.parse_args(["--sample-layouts", "-w", "0"])
+    assert options.passed_on(given)[:8] == ["--runs", "1", "--warmup", "0", "--duration", "3",
+                                            "--accel", "auto"]
+    assert "--sample-layouts" in options.passed_on(given) and given.boots == 2
+    assert "--sample-layouts" not in options.passed_on(parser.parse_args([]))

@@ -52,7 +52,9 @@ repeatable like icount's, which stays the guest clock. Needs the icount clock.
 --profile (implies --model zen4 unless a model is given) also attributes them
 to the guest kernel's functions (its /proc/kallsyms, read once per boot; BPF
 programs JITed during a run are one row), over the measured samples: the
-block's "profile", and scripts/report's "Where" table.
+block's "profile", and scripts/report's "Where" table. --sample-layouts draws
+a memory layout per boot (shuffled page lists), so that boots of one kernel
+spread in modelled cycles as two builds do (docs/vm.org).
 
 --peer kernel --kernel-src SRC carries the kernel's own selftests bench
 (scripts/kernel-bench, linked statically; vmlinux.h from --peer-btf, default

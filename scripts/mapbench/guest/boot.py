@@ -84,8 +84,9 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     if plan.interrupted:
         return 0
     serial = workdir / f"boot-{i}.out"
+    draw = uuid.uuid4().int % 10 ** 9 if args.sample_layouts else None
     argv = qemu_argv(image, initrd, serial, accel, args.smp, args.mem, plan.clock,
-                     args.topology, plan.qemu)
+                     args.topology, plan.qemu, draw)
     counts = ModelCounts(workdir / f"boot-{i}.model") if plan.machine else None
     if counts:
         argv += ["-plugin", plan.machine.plugin_arg(counts.path, args.profile)]
@@ -95,7 +96,7 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
         boot.kill()
     vm = {"accelerator": accel, "clock": plan.clock, "qemu_version": plan.qemu_version,
           **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
-          "cmdline": kernel_cmdline(plan.clock),
+          "cmdline": kernel_cmdline(plan.clock, draw), "layout_draw": draw,
           "memory_mib": args.mem, "kernel_image": str(image), "boot": i + 1,
           # a guest booted under icount repeats its boot_id; this one is the host's
           "boot_uid": uuid.uuid4().hex,
@@ -126,6 +127,11 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
                 raise InputError(f"{image}: the guest kernel {guest} has no BTF "
                                  "(/sys/kernel/btf/vmlinux); build it with "
                                  "CONFIG_DEBUG_INFO_BTF=y", EXIT_INPUT)
+            elif event == "NOSHUFFLE":
+                raise InputError(f"{image}: the guest kernel {guest} cannot shuffle its page "
+                                 "lists: --sample-layouts needs CONFIG_SHUFFLE_PAGE_ALLOCATOR=y "
+                                 "(kbuild --config)",
+                                 EXIT_INPUT)
             elif event == "SYMBOLS":
                 got = frames(serial.read_bytes() if serial.exists() else b"")
                 symbols = cachemodel.Symbols(got.get("kallsyms", b"").decode(errors="replace"))

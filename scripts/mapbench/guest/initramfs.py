@@ -34,6 +34,10 @@ mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null && \
 stty -F /dev/ttyS1 raw -echo
 echo "MAPBENCH-GUEST $(uname -r) $(nproc)"
 if [ ! -e /sys/kernel/btf/vmlinux ]; then echo MAPBENCH-NOBTF; poweroff -f; fi
+# --sample-layouts: the page allocator must be able to shuffle
+case " $(cat /proc/cmdline) " in *" mapbench.layout="*)
+	[ -e /sys/module/page_alloc/parameters/shuffle ] || { echo MAPBENCH-NOSHUFFLE; poweroff -f; }
+esac
 run() {
 	name=$1; shift
 	echo "MAPBENCH-RUN $name"

@@ -17,6 +17,11 @@ OPTIONS = [
                        help="the cache model's machine: simulated L1D/L2/LLC misses and "
                             "modelled cycles per op beside icount's instructions (QEMU 10; "
                             "default none)")),
+    (["--sample-layouts"], dict(action="store_true",
+                                help="a memory layout drawn per boot (shuffled page lists; needs "
+                                     "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
+                                     "in modelled cycles as builds do, so a verdict on them has "
+                                     "the spread a layout shift makes")),
     (["--profile"], dict(action="store_true",
                          help="attribute the model's counts to guest kernel functions (the "
                               "guest's kallsyms; implies --model zen4)")),

@@ -84,12 +84,21 @@ def topology_argv(name, mem_mib):
     return argv
 
 
-def kernel_cmdline(clock):
-    return "console=ttyS0 panic=-1 quiet" + (" nokaslr" if clock == "icount" else "")
+def kernel_cmdline(clock, layout_draw=None):
+    """The guest kernel's command line. With a layout draw (--sample-layouts)
+    the page allocator shuffles its free lists (CONFIG_SHUFFLE_PAGE_ALLOCATOR)
+    and the draw, a number of the boot's own, is on the line, which the
+    kernel mixes into its entropy: where objects land differs from boot to
+    boot, even under icount, which otherwise repeats a boot exactly. The
+    draw is not a seed: shuffled boots differ even with one draw."""
+    line = "console=ttyS0 panic=-1 quiet" + (" nokaslr" if clock == "icount" else "")
+    if layout_draw is not None:
+        line += f" page_alloc.shuffle=1 mapbench.layout={layout_draw}"
+    return line
 
 
 def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topology=None,
-              qemu=(QEMU,)):
+              qemu=(QEMU,), layout_draw=None):
     accel_args = ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" \
         else ["-accel", "tcg,thread=single"]
     if clock == "icount":
@@ -99,7 +108,7 @@ def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topo
     shape = topology_argv(topology, mem_mib) if topology else ["-smp", str(smp)]
     return [*qemu, *accel_args, *shape, "-m", str(mem_mib), "-nographic",
             "-no-reboot", "-kernel", str(image), "-initrd", str(initrd),
-            "-append", kernel_cmdline(clock),
+            "-append", kernel_cmdline(clock, layout_draw),
             "-serial", "mon:stdio", "-serial", f"file:{serial_out}"]
 
 
