@@ -155,3 +155,20 @@ def test_boots_until_decided_are_judged_as_the_gate_judges(tmp_path, monkeypatch
     assert "ab: htab-lookup: 2 boots a side, delta -1.00%" in out
     assert out.count(": REGRESSION\n") == 1
     assert "every benchmark decided after 2 boots a side" in out
+
+
+def test_ab_with_the_model_judges_modelled_cycles_beside_the_clock(tmp_path):
+    """ab --model: the per-patch table has a row of each metric, and a
+    modelled regression is worse than an icount pass in ab's exit (when
+    layouts were sampled); a tool error is worse than any verdict."""
+    a = guest_set(tmp_path / "a", "7.2.13", lookup_doc, 5.334)
+    b = guest_set(tmp_path / "b", "7.2.13-patched", lookup_doc, 5.334)
+    table, _ = ab_command.series_table([a, b], ["0001-the.patch"], None,
+                                       (None, ab_command.MODELLED))
+    lines = table.splitlines()[2:]
+    assert len(lines) == 4, table     # the patch and the series, each on two metrics
+    assert "no significant change" in lines[0] and \
+        "inconclusive: no model_cycles in its runs before or after" in lines[1], table
+    w = ab_command.worse
+    assert w(0, 1) == w(1, 2) == w(2, 1) == 1 and w(0, 2) == 2 and w(0, 0) == 0
+    assert w(1, 3) == 3 and w(64, 0) == 64
