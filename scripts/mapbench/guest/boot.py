@@ -130,7 +130,7 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
             elif event == "NOSHUFFLE":
                 raise InputError(f"{image}: the guest kernel {guest} cannot shuffle its page "
                                  "lists: --sample-layouts needs CONFIG_SHUFFLE_PAGE_ALLOCATOR=y "
-                                 "(kbuild --config)",
+                                 "(kbuild's kernels have it)",
                                  EXIT_INPUT)
             elif event == "SYMBOLS":
                 got = frames(serial.read_bytes() if serial.exists() else b"")
