@@ -27,7 +27,11 @@ def is_package_name(text):
     return bool(PACKAGE.match(text))
 
 
-def tarball(package, progress=print):
+def quiet(_):
+    """A progress callback that says nothing."""
+
+
+def tarball(package, progress=quiet):
     """The source tarball of Debian package PACKAGE (linux-source-X.Y), fetched and
     unpacked once under build/kernel/debian/PACKAGE/."""
     version = package.removeprefix("linux-source-")
@@ -61,10 +65,6 @@ def tarball(package, progress=print):
     if not cached.exists():
         raise SourceError(f"{deb.name} holds no {cached.relative_to(home)}")
     return cached
-
-
-def quiet(_):
-    """A progress callback that says nothing."""
 
 
 def source_path(src, progress=quiet):

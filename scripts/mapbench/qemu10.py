@@ -26,8 +26,8 @@ class Unsupported(Exception):
     """Why the cache model cannot run here: one line."""
 
 
-def fetch(progress=print):
-    """QEMU 10's binary, fetched and unpacked once."""
+def fetch(progress=lambda _: None):
+    """QEMU 10's binary, fetched and unpacked once (progress is told each step)."""
     if BINARY.exists():
         return BINARY
     progress(f"fetching QEMU from Debian {SUITE} (a private sources list; once) ...")
