@@ -17,8 +17,8 @@ const volatile char map_name[16];
  * work a non-preallocated map's free queues to release its element caches
  * once RCU readers are done. It is not timed, but it waits for RCU barriers
  * one after another, so maps freed faster than that pile up work on the
- * machine; the bench waits for these tails (queued == done, machine-wide)
- * before the next map. */
+ * machine; the bench waits until the tails its own frees queued have run
+ * (tails_done == tails_queued) before the next map. */
 const volatile __u64 tail_fn;
 __u64 tails_queued, tails_done;
 /* The task running one of our frees (the bench frees one map at a time),

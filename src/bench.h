@@ -290,6 +290,12 @@ const char *bench_flags_list(const char *name, char *buf, int len);
 const char *trigger_name(int kind);
 const char *loop_name(int kind);
 
+/* The loop a run used: the one its family resolved, else the plan's. */
+static inline const char *run_loop_name(const struct run *run)
+{
+	return run->loop ? run->loop : loop_name(run->plan->loop);
+}
+
 /* One line on stderr, prefixed "mapbench: ". */
 void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The last line mb_err printed in this thread, or "". */

@@ -104,6 +104,6 @@ json_t *env_json(const struct run *run)
 		"label", run->plan->label ? json_string(run->plan->label) : json_null(),
 		"round", run->plan->round ? json_integer(run->plan->round) : json_null(),
 		"trigger", trigger_name(run->trigger),
-		"loop", run->loop ? run->loop : loop_name(run->plan->loop),
+		"loop", run_loop_name(run),
 		"topology", machine_topology() ? topology_json(machine_topology()) : json_null());
 }

@@ -240,8 +240,12 @@ int main(int argc, char **argv)
 	}
 	if (action == CLI_SCENARIOS)
 		return cli_scenarios(stdout, given.list_group);
-	if (action == CLI_CONTRACTS)
-		return given.json_path ? write_contracts(given.json_path) : (cli_contracts(stdout), EXIT_OK);
+	if (action == CLI_CONTRACTS && given.json_path)
+		return write_contracts(given.json_path);
+	if (action == CLI_CONTRACTS) {
+		cli_contracts(stdout);
+		return EXIT_OK;
+	}
 	if (action == CLI_OPTIONS) {
 		cli_options(stdout);
 		return EXIT_OK;

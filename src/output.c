@@ -32,7 +32,7 @@ void output_setup(const struct run *run)
 	printf("Benchmark '%s' started: %d producer%s, trigger %s (%s), %d ops per run, "
 	       "warmup %ds, duration %ds\n",
 	       c->bench->name, c->producers, c->producers > 1 ? "s" : "", trigger_name(run->trigger),
-	       run->loop ? run->loop : loop_name(c->loop), c->batch, c->warmup, c->duration);
+	       run_loop_name(run), c->batch, c->warmup, c->duration);
 	fflush(stdout);
 }
 

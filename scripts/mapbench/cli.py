@@ -12,6 +12,8 @@ EXIT_TOOL = 3       # unreadable input, or a bug
 EXIT_USAGE = 64     # bad command line (EX_USAGE), distinct from the gate's verdicts
 # The gate's verdicts (scripts/gate, and scripts/ab which exits with them).
 EXIT_PASS, EXIT_REGRESSION, EXIT_INCONCLUSIVE = 0, 1, 2
+GATE_WORDS = {EXIT_PASS: "pass", EXIT_REGRESSION: "regression",
+              EXIT_INCONCLUSIVE: "inconclusive"}
 # The kernel tools (kbuild, vmrun): a build or guest run failed, or bad input
 # (a tree, image or patch that is not one); interrupted by SIGINT.
 EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 1, 2, 130

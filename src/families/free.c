@@ -93,7 +93,7 @@ static int free_check(const struct plan *plan)
  * workqueue events matched on the work function's address. */
 static int load_timing(struct free_state *st, struct run *run)
 {
-	unsigned long long fn;
+	unsigned long long fn, tail_fn = kallsyms_lookup("free_mem_alloc_deferred");
 
 	for (int fentry = 1; fentry >= 0; fentry--) {
 		st->skel = free_bpf__open();
@@ -106,9 +106,9 @@ static int load_timing(struct free_state *st, struct run *run)
 		bpf_program__set_autoload(st->skel->progs.free_exit, fentry);
 		bpf_program__set_autoload(st->skel->progs.wq_start, !fentry);
 		bpf_program__set_autoload(st->skel->progs.wq_end, !fentry);
-		st->skel->rodata->tail_fn = kallsyms_lookup("free_mem_alloc_deferred");
-		bpf_program__set_autoload(st->skel->progs.tail_queued, st->skel->rodata->tail_fn);
-		bpf_program__set_autoload(st->skel->progs.tail_done, st->skel->rodata->tail_fn);
+		st->skel->rodata->tail_fn = tail_fn;
+		bpf_program__set_autoload(st->skel->progs.tail_queued, tail_fn);
+		bpf_program__set_autoload(st->skel->progs.tail_done, tail_fn);
 		if (!fentry) {
 			fn = kallsyms_lookup("bpf_map_free_deferred");
 			if (!fn) {

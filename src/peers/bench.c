@@ -4,7 +4,6 @@
  * the timing library's RESULT line (--machine-readable) and the lines of a
  * run, by which a log is told to be the bench's; with every peer's line
  * shape, as JSON. */
-#include <string.h>
 #include "peer.h"
 
 static const struct kernel_line bench_lines[] = {

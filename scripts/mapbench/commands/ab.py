@@ -123,11 +123,6 @@ def worse(a, b):
     return max(a, b, key=lambda s: rank.get(s, len(GATE_ORDER)))
 
 
-def gate_words(status):
-    return {cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
-            cli.EXIT_INCONCLUSIVE: "inconclusive"}.get(status, "error")
-
-
 def boot_until_mde(args, run, pair):
     """Boot both kernels once per round (run: vmrun with --boots 1) and look
     after each round from --min-boots on, judging as the gate does (its
@@ -274,11 +269,11 @@ def main(argv=None):
         print(f"\n== per-patch table (results/{label}/series.txt)\n{text}", end="")
     policy = ["--policy", args.policy] if args.policy else []
     status = step("gate", [SCRIPTS / "gate", *pair, *policy]).returncode
-    said = f"{gate_words(status)} (gate exit {status})"
+    said = f"{cli.GATE_WORDS.get(status, 'error')} (gate exit {status})"
     if args.model != "none":
         modelled = step(f"gate on modelled cycles ({args.model} model)",
                         [SCRIPTS / "gate", *pair, *policy, "--metric", MODELLED]).returncode
-        said += f"; modelled cycles: {gate_words(modelled)} (exit {modelled})"
+        said += f"; modelled cycles: {cli.GATE_WORDS.get(modelled, 'error')} (exit {modelled})"
         if args.sample_layouts:
             status = worse(status, modelled)
         else:

@@ -64,10 +64,6 @@ def table(judged, policy):
                                 "Result"], rows, left=(0, 1, 6))
 
 
-STATUS_WORDS = {cli.EXIT_PASS: "pass", cli.EXIT_REGRESSION: "regression",
-                cli.EXIT_INCONCLUSIVE: "inconclusive"}
-
-
 def last_line(judged):
     """"gate: FAIL, 1 regression(s) (3 of 4 passed; geomean ...)"."""
     status, verdicts = judged.status(), judged.verdicts()
@@ -107,7 +103,7 @@ def main(argv=None):
     status = judged.status()
     if args.json:
         output.print_json(output.judgement_json(judged, policy), tool="gate", exit_status=status,
-                          gate=STATUS_WORDS[status], where=where.lines(a, b))
+                          gate=cli.GATE_WORDS[status], where=where.lines(a, b))
         return status
     print(table(judged, policy))
     output.report_skipped(a, b)

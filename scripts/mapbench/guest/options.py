@@ -1,4 +1,4 @@
-"""The options of every command that boots guests (vmrun, ab), declared
+"""The options of every command that boots guests (vmrun, ab, bisect), declared
 once: added to a parser, and handed on to vmrun as its arguments."""
 from .. import cachemodel
 
