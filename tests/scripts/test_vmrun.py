@@ -43,9 +43,9 @@ def test_config_ids_and_job_order():
                              1, 2, 0, 1)
     # Every configuration's warmup first, then the measured runs round-robin.
     assert [n for n, _ in todo] == ["0:w0", "1:w0", "0:r0", "1:r0", "0:r1", "1:r1"]
-    assert job.splitlines()[1] == "run 1:w0 -w 0 -d 1 lpm-trie-lookup -p 2"
+    assert job.splitlines()[1] == "run 1:w0 - -w 0 -d 1 lpm-trie-lookup -p 2"
     _, job = initramfs.job_script([("x", ["htab-lookup"])], 0, 1, 0, 1, ["--zero-seed"])
-    assert job == "run 0:r0 -w 0 -d 1 --zero-seed htab-lookup\n"
+    assert job == "run 0:r0 x.run-1 -w 0 -d 1 --zero-seed htab-lookup\n"
     assert initramfs.config_id(["--prefix_len=32", "--nr_entries=10000", "lpm-trie-noop"], valued) == \
         "prefix_len=32,nr_entries=10000,lpm-trie-noop"
 
@@ -61,7 +61,7 @@ def test_the_peer_runs_right_after_each_measured_run_it_has():
     lines = job.splitlines()
     # The kernel's bench gets the same arguments and none of mapbench's own options.
     assert lines[3] == "peer 0:r0:k /kbench -w 1 -d 3 htab-mem -p 2"
-    assert lines[2] == "run 0:r0 -w 1 -d 3 --zero-seed htab-mem -p 2"
+    assert lines[2] == "run 0:r0 m.run-1 -w 1 -d 3 --zero-seed htab-mem -p 2"
 
 
 def test_the_clock_follows_the_accelerator():

@@ -78,6 +78,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from .. import cachemodel, cli, qemu10
@@ -239,6 +240,7 @@ def main(argv=None):
     def progress(text):
         print(f"{text}  (elapsed {fmt_time(time.monotonic() - start)})", flush=True)
 
+    console = (lambda line: print(line, flush=True)) if args.console else None
     with tempfile.TemporaryDirectory(prefix="mapbench-vm-") as d:
         workdir = Path(d)
         initrd = workdir / "initramfs.cpio.gz"
@@ -256,6 +258,8 @@ def main(argv=None):
                                ["--zero-seed"] if zero_seed else [], peer_cmds)
         job = ("symbols\n" if args.profile else "") + job
         initramfs.make_initramfs(initrd, job, peer)
+        boot_one = partial(boot.run_boot, plan, accel=accel, initrd=initrd, todo=todo,
+                           workdir=workdir, progress=progress, console=console)
         if accel == "tcg":
             print(qemu.TCG_WARNING.format(why), file=sys.stderr)
         print(f"{len(plan.boots)} boots ({args.boots} per kernel, {args.order}), "
@@ -277,9 +281,8 @@ def main(argv=None):
         jobs, note = qemu.parallel_boots(args.jobs, plan.clock)
         if note:
             print(note, flush=True)
-        console = (lambda line: print(line, flush=True)) if args.console else None
         try:
-            failed = boot.run_boots(plan, jobs, accel, initrd, todo, workdir, progress, console)
+            failed = boot.run_boots(plan, jobs, boot_one, progress)
         except boot.Interrupted as e:
             print(f"\nInterrupted: {e}")
             return cli.EXIT_INTERRUPTED

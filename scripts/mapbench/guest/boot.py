@@ -76,6 +76,86 @@ def frames(data):
         pos = start + size
 
 
+def boot_tag(plan, i):
+    """How progress names boot i: [boot I/N] results/LABEL."""
+    return f"[boot {i + 1}/{len(plan.boots)}] {os.path.relpath(plan.label_dir(plan.boots[i][1]))}"
+
+
+class Console:
+    """One boot's console, line by line: the guest's MAPBENCH markers turned
+    into stored results and progress lines. files() gives the result files
+    the guest has sent so far ({name: bytes}), over whatever carried them."""
+
+    def __init__(self, plan, i, vm, files, progress, counts=None):
+        self.plan, self.vm, self.files, self.progress, self.counts = plan, vm, files, progress, counts
+        self.r, self.k = plan.boots[i]
+        self.tag = boot_tag(plan, i)
+        self.guest, self.symbols = None, None
+        self.failed, self.stored = set(), set()
+        self.tail = []       # the console's last lines, for error messages
+
+    def feed(self, line):
+        """Take one console line; the marker's event (GUEST, RUN, RC, DONE, ...) or None."""
+        self.tail = (self.tail + [line])[-20:]
+        # Kernel messages may share a console line with the guest's markers.
+        m = re.search(r"MAPBENCH-([A-Z]+) ?(.*)", line)
+        if not m:
+            return None
+        event, words = m[1], m[2].split()
+        image = self.plan.kernels[self.k]
+        if event == "GUEST":
+            self.guest = words[0]
+            self.progress(f"{self.tag}: {self.guest} up")
+        elif event == "NOBTF":
+            raise InputError(f"{image}: the guest kernel {self.guest} has no BTF "
+                             "(/sys/kernel/btf/vmlinux); build it with "
+                             "CONFIG_DEBUG_INFO_BTF=y", EXIT_INPUT)
+        elif event == "NOSHUFFLE":
+            raise InputError(f"{image}: the guest kernel {self.guest} cannot shuffle its page "
+                             "lists: --sample-layouts needs CONFIG_SHUFFLE_PAGE_ALLOCATOR=y "
+                             "(kbuild's kernels have it)", EXIT_INPUT)
+        elif event == "SYMBOLS":
+            self.symbols = cachemodel.Symbols(
+                self.files().get("kallsyms", b"").decode(errors="replace"))
+        elif event == "RC" and len(words) == 2:
+            self.run_ended(*words)
+        return event
+
+    def run_ended(self, name, rc):
+        plan, counts, got = self.plan, self.counts, self.files()
+        text = f"exit {rc}, no result came back"
+        if counts and not is_peer(name) and name not in got:
+            counts.new_lines()      # a failed run's windows belong to no result
+        if name in got and is_peer(name):
+            log, path = plan.store_peer(self.k, name, got[name], self.r)
+            self.stored.add(name)
+            text = peer_figure_text(log, str(path)) or \
+                f"exit {rc} ({(log.strip() or 'no output').splitlines()[-1][:100]})"
+        elif name in got:
+            doc = plan.store(self.k, name, got[name], self.vm,
+                             counts.new_lines() if counts else (), self.symbols)
+            self.stored.add(name)
+            text = doc_figure_text(doc)
+        text += " [icount]" if plan.clock == "icount" else ""
+        if not is_peer(name) and (rc not in ("0", "2") or name not in got):
+            self.failed.add(name)
+            err = [t for t in self.tail[:-1] if t and "MAPBENCH" not in t]
+            text += f" ({err[-1]})" if err else ""
+        idx, kind = name.split(":")[:2]
+        what = "warmup" if kind.startswith("w") else f"run {int(kind[1:]) + 1}"
+        what += ", kernel bench" if is_peer(name) else ""
+        self.progress(f"{self.tag}: {plan.configs[int(idx)][0]} {what}: {text}")
+
+    def unfinished(self, todo, why):
+        """How many runs failed: those that said so, and those of todo that
+        never ended (said, with why)."""
+        never = [name for name, _ in todo if name not in self.stored | self.failed]
+        if never:
+            self.progress(f"{self.tag}: {len(never)} runs brought no result ({why}: "
+                          f"{(self.tail or [''])[-1][:100]})")
+        return len(self.failed) + len(never)
+
+
 def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     """Boot kernel k once and run the job; returns the number of runs that failed."""
     args = plan.args
@@ -94,89 +174,48 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     plan.active.add(boot)
     if plan.interrupted:        # stopped while this one was starting
         boot.kill()
-    vm = {"accelerator": accel, "clock": plan.clock, "qemu_version": plan.qemu_version,
-          **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
-          "cmdline": kernel_cmdline(plan.clock, draw), "layout_draw": draw,
-          "memory_mib": args.mem, "kernel_image": str(image), "boot": i + 1,
-          # a guest booted under icount repeats its boot_id; this one is the host's
-          "boot_uid": uuid.uuid4().hex,
-          "boot_of_kernel": r + 1, "boots_of_kernel": args.boots,
-          **({"model": plan.machine.record()} if plan.machine else {}),
-          **({"topology": topology_record(args.topology)} if args.topology else {})}
-    tag = f"[boot {i + 1}/{len(plan.boots)}] {os.path.relpath(plan.label_dir(k))}"
-    failed, stored = 0, set()
+    vm = vm_record(plan, i, accel, draw, kernel_cmdline(plan.clock, draw))
+    seen = Console(plan, i, vm, lambda: frames(serial.read_bytes() if serial.exists() else b""),
+                   progress, counts)
+    # a time limit per stage: reaching /init, each run, powering off
+    limits = {"GUEST": args.run_timeout, "RUN": args.run_timeout, "DONE": 30}
     deadline = time.monotonic() + args.boot_timeout
-    guest, symbols = None, None
     try:
-        while True:
-            line = boot.line(deadline)
-            if line is None:
-                break
+        while (line := boot.line(deadline)) is not None:
             if console:
                 console(f"guest: {line}")
-            # Kernel messages may share a console line with the guest's markers.
-            m = re.search(r"MAPBENCH-([A-Z]+) ?(.*)", line)
-            if not m:
-                continue
-            event, words = m[1], m[2].split()
-            if event == "GUEST":
-                guest = words[0]
-                progress(f"{tag}: {guest} up")
-                deadline = time.monotonic() + args.run_timeout
-            elif event == "NOBTF":
-                raise InputError(f"{image}: the guest kernel {guest} has no BTF "
-                                 "(/sys/kernel/btf/vmlinux); build it with "
-                                 "CONFIG_DEBUG_INFO_BTF=y", EXIT_INPUT)
-            elif event == "NOSHUFFLE":
-                raise InputError(f"{image}: the guest kernel {guest} cannot shuffle its page "
-                                 "lists: --sample-layouts needs CONFIG_SHUFFLE_PAGE_ALLOCATOR=y "
-                                 "(kbuild's kernels have it)",
-                                 EXIT_INPUT)
-            elif event == "SYMBOLS":
-                got = frames(serial.read_bytes() if serial.exists() else b"")
-                symbols = cachemodel.Symbols(got.get("kallsyms", b"").decode(errors="replace"))
-            elif event == "RUN":
-                deadline = time.monotonic() + args.run_timeout
-            elif event == "RC":
-                name, rc = words
-                got = frames(serial.read_bytes() if serial.exists() else b"")
-                text = f"exit {rc}, no result came back"
-                if counts and not is_peer(name) and name not in got:
-                    counts.new_lines()      # a failed run's windows belong to no result
-                if name in got and is_peer(name):
-                    log, path = plan.store_peer(k, name, got[name], r)
-                    stored.add(name)
-                    text = peer_figure_text(log, str(path)) or \
-                        f"exit {rc} ({(log.strip() or 'no output').splitlines()[-1][:100]})"
-                elif name in got:
-                    doc = plan.store(k, name, got[name], vm, counts.new_lines() if counts else (), symbols)
-                    stored.add(name)
-                    text = doc_figure_text(doc)
-                text += " [icount]" if plan.clock == "icount" else ""
-                if not is_peer(name) and (rc not in ("0", "2") or name not in got):
-                    failed += 1
-                    err = [t for t in boot.tail[:-1] if t and "MAPBENCH" not in t]
-                    text += f" ({err[-1]})" if err else ""
-                idx, kind = name.split(":")[:2]
-                what = "warmup" if kind.startswith("w") else f"run {int(kind[1:]) + 1}"
-                what += ", kernel bench" if is_peer(name) else ""
-                progress(f"{tag}: {plan.configs[int(idx)][0]} {what}: {text}")
-            elif event == "DONE":
-                deadline = time.monotonic() + 30
+            event = seen.feed(line)
+            if event in limits:
+                deadline = time.monotonic() + limits[event]
     finally:
         boot.stop()
         plan.active.discard(boot)
     if plan.interrupted:
         return 0
-    if guest is None:
+    if seen.guest is None:
         last = next((t for t in reversed(boot.tail) if t.strip()), "no console output")
         raise InputError(f"{image} did not reach the benchmark within {args.boot_timeout} s "
                          f"under {accel} (last console line: {last.strip()[:120]})", EXIT_INPUT)
-    missing = [name for name, _ in todo if name not in stored]
-    if missing:
-        progress(f"{tag}: {len(missing)} runs brought no result (time limit "
-                 f"{args.run_timeout} s per run, or a crash: {(boot.tail or [''])[-1][:100]})")
-    return failed + len(missing)
+    return seen.unfinished(todo, f"time limit {args.run_timeout} s per run, or a crash")
+
+
+def vm_record(plan, i, accel, draw, cmdline):
+    """environment.vm of boot i's results (an engine adds where it ran)."""
+    args = plan.args
+    r, k = plan.boots[i]
+    if accel == "bare-metal":     # a lab's physical box: the kernel on the machine itself
+        return {"accelerator": accel, "clock": plan.clock, "cmdline": cmdline,
+                "kernel_image": str(plan.kernels[k]), "boot": i + 1, "boot_uid": uuid.uuid4().hex,
+                "boot_of_kernel": r + 1, "boots_of_kernel": args.boots}
+    return {"accelerator": accel, "clock": plan.clock, "qemu_version": plan.qemu_version,
+            **({"icount_shift": ICOUNT_SHIFT} if plan.clock == "icount" else {}), "vcpus": args.smp,
+            "cmdline": cmdline, "layout_draw": draw,
+            "memory_mib": args.mem, "kernel_image": str(plan.kernels[k]), "boot": i + 1,
+            # a guest booted under icount repeats its boot_id; this one is the host's
+            "boot_uid": uuid.uuid4().hex,
+            "boot_of_kernel": r + 1, "boots_of_kernel": args.boots,
+            **({"model": plan.machine.record()} if plan.machine else {}),
+            **({"topology": topology_record(args.topology)} if args.topology else {})}
 
 
 class ModelCounts:
@@ -197,13 +236,13 @@ class ModelCounts:
         return done.decode().splitlines()
 
 
-def run_boots(plan, jobs, accel, initrd, todo, workdir, progress, console=None):
+def run_boots(plan, jobs, boot_one, progress):
     """Every boot of the plan, up to jobs at once, started in the plan's
-    order; the number of runs that failed. Ctrl-C stops every guest."""
+    order (boot_one(i): the runs of boot i that failed); the number of runs
+    that failed. Ctrl-C stops every guest (what plan.active holds: kill())."""
     start, failed, done = time.monotonic(), 0, 0
     pool = ThreadPoolExecutor(max_workers=jobs)
-    futures = [pool.submit(run_boot, plan, i, accel, initrd, todo, workdir, progress, console)
-               for i in range(len(plan.boots))]
+    futures = [pool.submit(boot_one, i) for i in range(len(plan.boots))]
     try:
         for f in as_completed(futures):
             failed += f.result()

@@ -17,9 +17,9 @@ STATIC_BENCH = ROOT / "build" / "bench.static"
 BUSYBOX = Path("/bin/busybox")
 
 
-# The guest's /init: mount what BPF needs, then run the job and send each
-# result file out on ttyS1 as "MAPBENCH-FILE NAME BYTES\n" + the bytes.
-INIT = r"""#!/bin/busybox sh
+# Every guest's start: mount what BPF needs, say which kernel is up, refuse
+# a kernel that cannot run the job.
+SETUP = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp /mnt
 mount -t proc proc /proc
@@ -31,29 +31,32 @@ mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 # cgroup v2 with the memory controller for children: htab-mem's and mem's charges
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null && \
 	echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-stty -F /dev/ttyS1 raw -echo
 echo "MAPBENCH-GUEST $(uname -r) $(nproc)"
 if [ ! -e /sys/kernel/btf/vmlinux ]; then echo MAPBENCH-NOBTF; poweroff -f; fi
 # --sample-layouts: the page allocator must be able to shuffle
 case " $(cat /proc/cmdline) " in *" mapbench.layout="*)
 	[ -e /sys/module/page_alloc/parameters/shuffle ] || { echo MAPBENCH-NOSHUFFLE; poweroff -f; }
 esac
-run() {
-	name=$1; shift
+"""
+
+
+# The job's steps: each run's result file is sent (send NAME FILE) and its
+# figure reported (figure CASE FILE) as the engine defines them.
+STEPS = r"""run() {
+	name=$1; case=$2; shift 2
 	echo "MAPBENCH-RUN $name"
 	/bench -q --json /tmp/r.json "$@"
 	rc=$?
 	if [ -f /tmp/r.json ]; then
-		printf '\nMAPBENCH-FILE %s %s\n' "$name" "$(wc -c < /tmp/r.json)" > /dev/ttyS1
-		cat /tmp/r.json > /dev/ttyS1
+		send "$name" /tmp/r.json
+		figure "$case" "$rc" /tmp/r.json
 		rm -f /tmp/r.json
 	fi
 	echo "MAPBENCH-RC $name $rc"
 }
 # --profile: the kernel's symbols, once per boot (KASLR is off under icount)
 symbols() {
-	printf '\nMAPBENCH-FILE kallsyms %s\n' "$(wc -c < /proc/kallsyms)" > /dev/ttyS1
-	cat /proc/kallsyms > /dev/ttyS1
+	send kallsyms /proc/kallsyms
 	echo MAPBENCH-SYMBOLS
 }
 # --peer kernel: the kernel's own tool (its command line given), its output sent back
@@ -62,11 +65,24 @@ peer() {
 	echo "MAPBENCH-RUN $name"
 	"$@" > /tmp/k.log 2>&1
 	rc=$?
-	printf '\nMAPBENCH-FILE %s %s\n' "$name" "$(wc -c < /tmp/k.log)" > /dev/ttyS1
-	cat /tmp/k.log > /dev/ttyS1
+	send "$name" /tmp/k.log
 	echo "MAPBENCH-RC $name $rc"
 }
-. /job.sh
+"""
+
+
+# A local boot: the results go out byte-exact on ttyS1 as
+# "MAPBENCH-FILE NAME BYTES\n" + the bytes; the guest powers off when done.
+LOCAL = r"""stty -F /dev/ttyS1 raw -echo
+send() {
+	printf '\nMAPBENCH-FILE %s %s\n' "$1" "$(wc -c < "$2")" > /dev/ttyS1
+	cat "$2" > /dev/ttyS1
+}
+figure() { :; }
+"""
+
+
+INIT = SETUP + LOCAL + STEPS + r""". /job.sh
 echo MAPBENCH-DONE
 sleep 1
 poweroff -f
@@ -112,19 +128,28 @@ def job_script(configs, warmup_runs, runs, warmup_s, duration_s, extra=(), peer_
     def line(name, argv):
         if is_peer(name):
             return f"peer {shlex.quote(name)} " + " ".join(map(shlex.quote, argv))
-        return (f"run {shlex.quote(name)} -w {warmup_s} -d {duration_s} "
+        return (f"run {shlex.quote(name)} {case_name(configs, name)} -w {warmup_s} -d {duration_s} "
                 + " ".join(shlex.quote(a) for a in [*extra, *argv]))
     return todo, "\n".join(line(name, argv) for name, argv in todo) + "\n"
+
+
+def case_name(configs, name):
+    """A measured run's name as a test case of a lab (LAVA's: no spaces, no
+    "="): CONFIG.run-K; "-" for a warmup, which has none."""
+    idx, kind = name.split(":")[:2]
+    if kind.startswith("w"):
+        return "-"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", configs[int(idx)][0])[:90] + f".run-{int(kind[1:]) + 1}"
 
 
 def is_peer(name):
     return name.endswith(":k")
 
 
-def make_initramfs(dest, job, peer=None):
+def make_initramfs(dest, job, peer=None, init=INIT, extra=None):
     """A gzip'd newc cpio: /init, busybox, the static bench (and the
     kernel's tools: its bench as /kbench, /map_perf_test beside its BPF
-    object) and the job."""
+    object), the job, and extra executables ({name: text}) an engine adds."""
     with tempfile.TemporaryDirectory(prefix="mapbench-initramfs-") as d:
         root = Path(d)
         (root / "bin").mkdir()
@@ -135,8 +160,9 @@ def make_initramfs(dest, job, peer=None):
         if peer and peer.map_perf_test:
             shutil.copy2(peer.map_perf_test, root / "map_perf_test")
             shutil.copy2(peer.map_perf_test.with_suffix(".bpf.o"), root / "map_perf_test.bpf.o")
-        (root / "init").write_text(INIT)
-        (root / "init").chmod(0o755)
+        for name, text in {"init": init, **(extra or {})}.items():
+            (root / name).write_text(text)
+            (root / name).chmod(0o755)
         (root / "job.sh").write_text(job)
         files = subprocess.run(["find", ".", "-mindepth", "1"], cwd=root, capture_output=True,
                                text=True, check=True).stdout

@@ -97,17 +97,22 @@ def kernel_cmdline(clock, layout_draw=None):
     return line
 
 
-def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topology=None,
-              qemu=(QEMU,), layout_draw=None):
+def machine_argv(accel, smp, mem_mib, clock="host", topology=None):
+    """QEMU's options for a guest's accelerator, clock and CPUs (pairs of
+    option and value; its memory size apart)."""
     accel_args = ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" \
         else ["-accel", "tcg,thread=single"]
     if clock == "icount":
         accel_args += ["-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off", *ICOUNT_RTC]
     if topology and accel == "tcg":
         accel_args += ["-cpu", TOPOLOGY_CPU]
-    shape = topology_argv(topology, mem_mib) if topology else ["-smp", str(smp)]
-    return [*qemu, *accel_args, *shape, "-m", str(mem_mib), "-nographic",
-            "-no-reboot", "-kernel", str(image), "-initrd", str(initrd),
+    return accel_args + (topology_argv(topology, mem_mib) if topology else ["-smp", str(smp)])
+
+
+def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topology=None,
+              qemu=(QEMU,), layout_draw=None):
+    return [*qemu, *machine_argv(accel, smp, mem_mib, clock, topology), "-m", str(mem_mib),
+            "-nographic", "-no-reboot", "-kernel", str(image), "-initrd", str(initrd),
             "-append", kernel_cmdline(clock, layout_draw),
             "-serial", "mon:stdio", "-serial", f"file:{serial_out}"]
 
@@ -131,8 +136,9 @@ def parallel_boots(asked, clock):
 
 
 def clock_for(asked, accel):
-    """icount under TCG unless host is asked for; KVM runs on the host's clock."""
-    if asked == "icount" and accel == "kvm":
+    """icount under TCG unless host is asked for; KVM and a physical box
+    (bare-metal) run on the host's clock."""
+    if asked == "icount" and accel != "tcg":
         raise InputError("--clock icount needs TCG (QEMU counts instructions only when it emulates them): "
              "add --accel tcg, or use --clock host", EXIT_INPUT)
     if asked == "auto":
