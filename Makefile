@@ -40,11 +40,16 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest python3-pytest-xdist \
 	python3-jsonschema python3-hypothesis \
-	python3-sqlalchemy python3-psycopg2 postgresql-15 \
+	python3-sqlalchemy python3-psycopg2 postgresql-15 lava-common python3-yaml \
 	util-linux qemu-system-x86 busybox-static cpio \
 	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
 # The end-to-end kernel A/B of make check-slow builds this kernel source.
 DEB_PKGS_SLOW := linux-source-6.12
+
+# LAVA for the lab engines (vmrun --engine lava-run, and make check-slow's
+# server with two workers), without their recommends (systemd units, ...).
+# lava-server's postinst makes its database: PostgreSQL must run.
+LAVA_PKGS := lava-dispatcher lava-server lavacli
 
 # Another apt (unattended-upgrades at boot) may hold the dpkg lock: wait for
 # it, up to 10 minutes, rather than fail.
@@ -56,7 +61,7 @@ APT_WAIT := -o DPkg::Lock::Timeout=600
 .SECONDARY: $(patsubst progs/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
-.PHONY: all deps run suite test check check-slow unit binaries integration clean
+.PHONY: all deps deps-lava run suite test check check-slow unit binaries integration clean
 all: bench
 
 deps:
@@ -66,8 +71,14 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		apt-get $(APT_WAIT) update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $(APT_FLAGS) \
+			$$missing >/dev/null; \
 	fi
+
+deps-lava: deps
+	@pg_ctlcluster 15 main start >/dev/null 2>&1 || true
+	@$(MAKE) --no-print-directory deps DEB_PKGS= EXTRA_PKGS="$(LAVA_PKGS)" \
+		APT_FLAGS=--no-install-recommends
 
 $(OUT) $(OUT)/tests $(OUT)/families $(OUT)/peers $(OUT)/plugin:
 	mkdir -p $@
@@ -167,8 +178,9 @@ check: deps binaries
 # against unpatched kernels built from linux-source-6.12 and booted under QEMU
 # on the icount clock (a 1% patch, an A/A, a two-patch series); rhtab in a
 # 7.2 guest (kbuild fetches linux-source-7.2); the kernel's own bench as a
-# peer. The first time it builds two kernels, about 12 min each on 2 CPUs.
-check-slow: bench
+# peer; boots as LAVA jobs (lava-run, and a server of its own with two
+# workers). The first time it builds two kernels, about 12 min each on 2 CPUs.
+check-slow: bench deps-lava
 	$(MAKE) deps EXTRA_PKGS="$(DEB_PKGS_SLOW)"
 	$(PYTHON) -m pytest -q -rs -s -m slow tests
 

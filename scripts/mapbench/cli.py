@@ -17,6 +17,7 @@ GATE_WORDS = {EXIT_PASS: "pass", EXIT_REGRESSION: "regression",
 # The kernel tools (kbuild, vmrun): a build or guest run failed, or bad input
 # (a tree, image or patch that is not one); interrupted by SIGINT.
 EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+EXIT_LAB = 4        # a LAVA server that cannot be reached, or refuses the token
 
 
 def need_runs(runs, path):

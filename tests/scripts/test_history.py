@@ -4,16 +4,13 @@ scripts/history's verbs."""
 import csv
 import re
 import json
-import os
-import shutil
-import subprocess
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import postgres_cluster
 from test_analysis import script, write_set
 from test_clock import ICOUNT
 
@@ -145,31 +142,10 @@ def test_two_sqlite_writers_at_once_lose_nothing(tmp_path):
     writers_lose_nothing(f"sqlite:///{tmp_path / 'h.sqlite'}", icount_set(tmp_path / "s", 5.0, "r"))
 
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
 @pytest.fixture
 def postgres():
-    """A PostgreSQL 15 server of the test's own (a cluster in a temporary
-    folder, on a socket there), stopped and removed afterwards."""
-    if os.geteuid() != 0 or not (PG_BIN / "initdb").exists():
-        pytest.skip("needs root and postgresql-15 (make deps)")
-    tmp = Path(tempfile.mkdtemp(prefix="mapbench-pg-"))
-    shutil.chown(tmp, "postgres")
-    as_pg = ["runuser", "-u", "postgres", "--"]
-    subprocess.run(as_pg + [str(PG_BIN / "initdb"), "-D", str(tmp / "data"), "-A", "trust"],
-                   check=True, capture_output=True)
-    subprocess.run(as_pg + [str(PG_BIN / "pg_ctl"), "-D", str(tmp / "data"), "-w", "-l",
-                            str(tmp / "log"), "-o", f"-k {tmp} -c listen_addresses='' -p 5439",
-                            "start"], check=True, capture_output=True)
-    try:
-        subprocess.run(as_pg + [str(PG_BIN / "createdb"), "-h", str(tmp), "-p", "5439",
-                                "mapbench"], check=True, capture_output=True)
-        yield f"postgresql://postgres@/mapbench?host={tmp}&port=5439"
-    finally:
-        subprocess.run(as_pg + [str(PG_BIN / "pg_ctl"), "-D", str(tmp / "data"), "-w", "-m",
-                                "fast", "stop"], capture_output=True)
-        shutil.rmtree(tmp)
+    with postgres_cluster("mapbench") as url:
+        yield url
 
 
 @pytest.mark.live

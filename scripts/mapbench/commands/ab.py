@@ -71,7 +71,7 @@ def vmrun_argv(args, kernels, sets, boots):
 
 def boot_guests(title, argv):
     """vmrun in this process, its command line shown: its exit status."""
-    print(f"\n== {title}\n$ scripts/vmrun {shlex.join(argv)}", flush=True)
+    print(f"\n== {title}\n$ scripts/vmrun {shlex.join(options.shown(argv))}", flush=True)
     try:
         return vmrun_command.main(argv)
     except SystemExit as e:      # vmrun's usage errors

@@ -65,9 +65,17 @@ LABEL --peer LABEL-kernel. Guests allow the fentry the host refuses, so
 bpf-hashmap-* and lpm-trie-* run there. --zero-seed is then not added
 (the kernel's bench draws a random seed per map).
 
+--engine lava-run makes each boot a LAVA job run by this machine's LAVA
+dispatcher (no server); --engine lava submits them to the LAVA server
+--lava-url (token: --lava-token or $MAPBENCH_LAVA_TOKEN), all at once, and
+reads each job's log when it ends (docs/lab.org). The results are a local
+boot's, with where the job ran in environment.vm.lab.
+
 Exit status: 0 every run finished, 1 some runs failed or brought no result,
 2 bad input (no such image, not a kernel, no QEMU, no BTF in the guest, a boot
-that never reaches the benchmark), 3 tool error, 64 usage error, 130 interrupted.
+that never reaches the benchmark, a job a LAVA server refuses), 3 tool error,
+4 a LAVA server that cannot be reached or refuses the token, 64 usage error,
+130 interrupted (a lab's jobs cancelled).
 """
 import argparse
 import os
@@ -83,6 +91,7 @@ from pathlib import Path
 
 from .. import cachemodel, cli, qemu10
 from ..guest import boot, files, initramfs, options, qemu
+from ..lab import engine as lab_engine, guest as lab_guest
 from ..suites import configurations, fmt_time, load_suite, placeholders
 from ..peer import Peer
 from ..paths import ROOT
@@ -165,7 +174,21 @@ def parse_args(argv=None):
             ap.error(f"--{opt.replace('_', '-')} must be at least 1")
     if args.warmup_runs < 0 or args.warmup < 0:
         ap.error("--warmup-runs and --warmup cannot be negative")
+    check_lab_options(ap, args)
     return args
+
+
+def check_lab_options(ap, args):
+    given = [o for o in ("lava_url", "lava_publish", "lava_publish_url")
+             if getattr(args, o) is not None]
+    if args.engine != "lava" and given:
+        ap.error(f"--{given[0].replace('_', '-')} goes with --engine lava")
+    if args.engine == "lava" and not args.lava_url:
+        ap.error("--engine lava needs the server: --lava-url http://HOST/")
+    if bool(args.lava_publish) != bool(args.lava_publish_url):
+        ap.error("--lava-publish DIR and --lava-publish-url URL go together")
+    if args.lava_poll <= 0:
+        ap.error("--lava-poll must be more than 0")
 
 
 def check_inputs(args):
@@ -189,6 +212,9 @@ def model_ready(args):
     """Fetch QEMU 10 and build the plugin for --model, or fail with one line."""
     if args.model == "none":
         return
+    if args.engine != "local":
+        fail(f"--model {args.model} reads the plugin's counts from a file QEMU writes beside "
+             f"it, which --engine {args.engine} does not bring back: run it with --engine local")
     if args.clock == "host" or args.accel == "kvm":
         fail(f"--model {args.model} counts under TCG beside the icount clock: drop "
              f"{'--clock host' if args.clock == 'host' else '--accel kvm'}")
@@ -201,6 +227,21 @@ def model_ready(args):
     if proc.returncode:
         cli.die(f"cannot build the cache model's plugin: "
                 f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+
+
+def accelerator(args, plan, workdir):
+    """The guests' accelerator, and why: as asked, TCG for the cache model,
+    the KVM probe here; a lab's workers cannot be probed from here (TCG),
+    and a physical device type runs the kernel on the box (bare-metal)."""
+    if args.engine == "lava" and args.lava_device_type != "qemu":
+        return "bare-metal", f"--lava-device-type {args.lava_device_type}"
+    if args.accel != "auto":
+        return args.accel, f"--accel {args.accel}"
+    if plan.machine:
+        return "tcg", f"--model {args.model} needs TCG"
+    if args.engine == "lava":
+        return "tcg", "--engine lava: the workers' KVM cannot be probed from here (--accel kvm)"
+    return boot.probe_kvm(plan.kernels[0], workdir)
 
 
 def peer_btf(args):
@@ -244,12 +285,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="mapbench-vm-") as d:
         workdir = Path(d)
         initrd = workdir / "initramfs.cpio.gz"
-        if args.accel != "auto":
-            accel, why = args.accel, f"--accel {args.accel}"
-        elif plan.machine:
-            accel, why = "tcg", f"--model {args.model} needs TCG"
-        else:
-            accel, why = boot.probe_kvm(plan.kernels[0], workdir)
+        accel, why = accelerator(args, plan, workdir)
         plan.clock = qemu.clock_for(args.clock, accel)
         # The peer draws a random hash seed per map, as the kernel does; zeroing
         # ours would make the two tools walk different bucket chains.
@@ -257,9 +293,14 @@ def main(argv=None):
         todo, job = initramfs.job_script(configs, args.warmup_runs, args.runs, args.warmup, args.duration,
                                ["--zero-seed"] if zero_seed else [], peer_cmds)
         job = ("symbols\n" if args.profile else "") + job
-        initramfs.make_initramfs(initrd, job, peer)
-        boot_one = partial(boot.run_boot, plan, accel=accel, initrd=initrd, todo=todo,
-                           workdir=workdir, progress=progress, console=console)
+        if args.engine == "local":
+            initramfs.make_initramfs(initrd, job, peer)
+            boot_one = partial(boot.run_boot, plan, accel=accel, initrd=initrd, todo=todo,
+                               workdir=workdir, progress=progress, console=console)
+        else:
+            init, extra = lab_guest.files()
+            initramfs.make_initramfs(initrd, job, peer, init, extra)
+            boot_one = lab_engine.boot_one(plan, accel, initrd, todo, workdir, progress, console)
         if accel == "tcg":
             print(qemu.TCG_WARNING.format(why), file=sys.stderr)
         print(f"{len(plan.boots)} boots ({args.boots} per kernel, {args.order}), "
@@ -279,6 +320,9 @@ def main(argv=None):
                   "this proves placement and behaviour on that shape, not how it scales",
                   flush=True)
         jobs, note = qemu.parallel_boots(args.jobs, plan.clock)
+        if args.engine == "lava":
+            # each job on a device of its own: the lab runs what it has room for
+            jobs, note = len(plan.boots), None
         if note:
             print(note, flush=True)
         try:

@@ -1,5 +1,8 @@
 """The options of every command that boots guests (vmrun, ab, bisect), declared
 once: added to a parser, and handed on to vmrun as its arguments."""
+import os
+from pathlib import Path
+
 from .. import cachemodel
 
 # (flags, argparse keywords): the parser's options, and what passed_on gives back.
@@ -22,6 +25,23 @@ OPTIONS = [
                                      "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
                                      "in modelled cycles as builds do, so a verdict on them has "
                                      "the spread a layout shift makes")),
+    (["--engine"], dict(choices=["local", "lava-run", "lava"], default="local",
+                        help="who boots the guests: local (QEMU here), lava-run (each boot a "
+                             "LAVA job of this machine's dispatcher) or lava (jobs of the LAVA "
+                             "server --lava-url, spread over its workers; docs/lab.org)")),
+    (["--lava-url"], dict(help="--engine lava: the server (http://HOST/)")),
+    (["--lava-token"], dict(default=os.environ.get("MAPBENCH_LAVA_TOKEN"),
+                            help="--engine lava: an API token (default $MAPBENCH_LAVA_TOKEN)")),
+    (["--lava-device-type"], dict(default="qemu",
+                                  help="--engine lava: qemu (default), or a physical x86 device "
+                                       "type booted over iPXE (the kernel on the box itself)")),
+    (["--lava-publish"], dict(type=Path,
+                              help="--engine lava: a directory the workers fetch from over "
+                                   "HTTP (with --lava-publish-url); default file:// paths, "
+                                   "for workers on this machine")),
+    (["--lava-publish-url"], dict(help="--engine lava: the URL --lava-publish is served at")),
+    (["--lava-poll"], dict(type=float, default=5,
+                           help="--engine lava: seconds between looks at a job (default 5)")),
     (["--profile"], dict(action="store_true",
                          help="attribute the model's counts to guest kernel functions (the "
                               "guest's kallsyms; implies --model zen4)")),
@@ -49,3 +69,12 @@ def passed_on(args):
         elif value is not None:
             argv += [flags[-1], str(value)]
     return argv
+
+
+# Options whose value is a secret: shown as *** where a command line is printed.
+SECRET = {"--lava-token"}
+
+
+def shown(argv):
+    """argv as it may be printed: secrets masked."""
+    return [("***" if i and argv[i - 1] in SECRET else a) for i, a in enumerate(argv)]

@@ -1,0 +1,90 @@
+"""A LAVA server through its REST API (v0.2): submit a job, follow its
+state, read its log, cancel it, and where it ran. A server that cannot be
+reached, or that refuses the token, is one line and its own exit status."""
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from ..cli import EXIT_INPUT, EXIT_LAB
+from ..model import InputError
+
+# A job's states in LAVA's words (TestJob.STATE_CHOICES), as progress says them.
+STATE_WORDS = {"Submitted": "queued", "Scheduling": "queued", "Scheduled": "starting",
+               "Running": "running", "Canceling": "cancelling", "Finished": "finished"}
+
+
+class Server:
+    def __init__(self, url, token, timeout=60):
+        self.url = url.rstrip("/") + "/"
+        self.token, self.timeout = token, timeout
+
+    def request(self, method, path, data=None):
+        """The response's body (bytes); one line and EXIT_LAB if the server
+        cannot be reached or refuses the token."""
+        req = urllib.request.Request(urllib.parse.urljoin(self.url, f"api/v0.2/{path}"),
+                                     method=method)
+        if self.token:
+            req.add_header("Authorization", f"Token {self.token}")
+        body = None
+        if data is not None:
+            body = json.dumps(data).encode()
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, body, timeout=self.timeout) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as e:
+            detail = message(e.read())
+            if e.code in (401, 403):
+                raise InputError(f"the LAVA server at {self.url} refused the token ({detail}): "
+                                 "give a valid one with --lava-token or MAPBENCH_LAVA_TOKEN "
+                                 "(lava-server manage tokens add --user USER)", EXIT_LAB) from None
+            if e.code == 400:
+                raise InputError(f"the LAVA server at {self.url} refused the job: {detail}",
+                                 EXIT_INPUT) from None
+            raise InputError(f"the LAVA server at {self.url} answered {path} with HTTP {e.code} "
+                             f"({detail})", EXIT_LAB) from None
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise InputError(f"cannot reach the LAVA server at {self.url} ({reason}): check "
+                             "--lava-url", EXIT_LAB) from None
+
+    def get(self, path):
+        return json.loads(self.request("GET", path))
+
+    def check_token(self):
+        """Who the token is, or one line (a server answers whoami for anyone)."""
+        user = self.get("system/whoami/").get("user")
+        if not user:
+            raise InputError(f"the LAVA server at {self.url} does not know the token: give a "
+                             "valid one with --lava-token or MAPBENCH_LAVA_TOKEN", EXIT_LAB)
+        return user
+
+    def submit(self, text):
+        return json.loads(self.request("POST", "jobs/", {"definition": text}))["job_ids"][0]
+
+    def job(self, job_id):
+        return self.get(f"jobs/{job_id}/")
+
+    def log(self, job_id):
+        """The job's log: its records, as text (YAML)."""
+        return self.request("GET", f"jobs/{job_id}/logs/").decode(errors="replace")
+
+    def cancel(self, job_id):
+        self.request("GET", f"jobs/{job_id}/cancel/")
+
+    def worker_of(self, device):
+        return self.get(f"devices/{urllib.parse.quote(device)}/").get("worker_host")
+
+    def job_url(self, job_id):
+        return urllib.parse.urljoin(self.url, f"scheduler/job/{job_id}")
+
+
+def message(body):
+    """A server's complaint in one line: its JSON message or detail, else the text."""
+    try:
+        doc = json.loads(body)
+        text = doc.get("message") or doc.get("detail") or json.dumps(doc)
+    except (ValueError, AttributeError):
+        text = body.decode(errors="replace")
+    return " ".join(str(text).split())[:300]
