@@ -84,9 +84,12 @@ class LocalLava:
         self.start(worker, ["lava-worker", "--name", worker, "--url", self.url, "--token", token,
                             "--worker-dir", str(self.home / worker)])
 
-    def api(self, path):
+    def api(self, path, data=None):
+        """GET path, or POST data (JSON) to it; the answer."""
         req = urllib.request.Request(f"{self.url}api/v0.2/{path}",
-                                     headers={"Authorization": f"Token {self.token}"})
+                                     data=None if data is None else json.dumps(data).encode(),
+                                     headers={"Authorization": f"Token {self.token}",
+                                              "Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=30) as resp:
             return json.loads(resp.read())
 

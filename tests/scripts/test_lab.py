@@ -294,3 +294,14 @@ def test_ab_hands_the_lab_options_on_and_never_prints_the_token():
         "s3cret"
     assert "s3cret" not in " ".join(options.shown(argv)) and "--lava-token ***" in \
         " ".join(options.shown(argv))
+
+
+def test_a_server_needs_no_qemu_here(kernel_image, monkeypatch):
+    monkeypatch.setattr(qemu, "QEMU", "qemu-not-installed")
+    assert qemu.qemu_version() == "unknown"
+    args = vmrun_command.parse_args(["--kernel", str(kernel_image), "--engine", "lava",
+                                     "--lava-url", "http://lab/", "--", "htab-lookup"])
+    vmrun_command.check_inputs(args)        # no QEMU here: the workers have theirs
+    args.engine = "local"
+    with pytest.raises(SystemExit):
+        vmrun_command.check_inputs(args)

@@ -126,6 +126,12 @@ def test_two_workers_run_jobs_two_at_a_time_one_one_and_ctrl_c_cancels_them(root
     lab = ["--engine", "lava", "--lava-poll", "1"]
     try:
         with local_lava(workers=2) as lava:
+            # a physical box's job cannot run here: the server's own validation takes it
+            bare_metal = (FIXTURES / "lava" / "ipxe-job.yaml").read_text()
+            assert lava.api("jobs/validate/", {"definition": bare_metal, "strict": True}) == \
+                {"message": "Job valid."}
+            assert lava.api("jobs/validate/", {"definition": bare_metal.replace(
+                "method: ipxe", "method: pxe"), "strict": True})["message"] != "Job valid."
             lab += ["--lava-url", lava.url, "--lava-token", lava.token]
             seen = 0
             for workers in (2, 1):
