@@ -75,10 +75,13 @@ deps:
 			$$missing >/dev/null; \
 	fi
 
+# PostgreSQL runs for the install only, unless it ran before.
 deps-lava: deps
-	@pg_ctlcluster 15 main start >/dev/null 2>&1 || true
-	@$(MAKE) --no-print-directory deps DEB_PKGS= EXTRA_PKGS="$(LAVA_PKGS)" \
-		APT_FLAGS=--no-install-recommends
+	@if pg_ctlcluster 15 main status >/dev/null 2>&1; then was_up=1; else was_up=; \
+		pg_ctlcluster 15 main start >/dev/null 2>&1; fi; \
+	$(MAKE) --no-print-directory deps DEB_PKGS= EXTRA_PKGS="$(LAVA_PKGS)" \
+		APT_FLAGS=--no-install-recommends; status=$$?; \
+	[ -n "$$was_up" ] || pg_ctlcluster 15 main stop >/dev/null 2>&1; exit $$status
 
 $(OUT) $(OUT)/tests $(OUT)/families $(OUT)/peers $(OUT)/plugin:
 	mkdir -p $@

@@ -84,7 +84,7 @@ def test_job_texts_are_unchanged_and_lava_takes_them(kernel_image):
 
 def test_a_recorded_job_log_brings_every_result_back(label, kernel_image):
     plan, todo = lab_plan(label, kernel_image, "--engine", "lava-run")
-    vm = boot.vm_record(plan, 0, "tcg", None, "console=ttyS0")
+    vm = boot.vm_record(plan, 0, "tcg", None)
     progress = []
     seen, why = engine.read_job(plan, 0, recorded("lava-run.jsonl"), vm, progress.append)
     assert why is None and seen.guest == "7.2.13-mb-layout"
@@ -109,7 +109,7 @@ def test_a_file_mangled_on_the_way_brings_no_result(label, kernel_image):
     records = recorded("lava-run.jsonl")
     first = next(i for i, r in enumerate(records) if "MAPBENCH-B64 0:r0" in str(r["msg"]))
     records[first + 3] = dict(records[first + 3], msg=records[first + 3]["msg"][:-4] + "AAAA")
-    vm = boot.vm_record(plan, 0, "tcg", None, "console=ttyS0")
+    vm = boot.vm_record(plan, 0, "tcg", None)
     progress = []
     seen, why = engine.read_job(plan, 0, records, vm, progress.append)
     # one run failed (its file did not decode to its size), the other came back
@@ -120,7 +120,7 @@ def test_a_file_mangled_on_the_way_brings_no_result(label, kernel_image):
 
 def test_a_job_that_never_reached_the_guest_says_lavas_reason(label, kernel_image):
     plan, todo = lab_plan(label, kernel_image, "--engine", "lava-run")
-    vm = boot.vm_record(plan, 0, "tcg", None, "console=ttyS0")
+    vm = boot.vm_record(plan, 0, "tcg", None)
     seen, why = engine.read_job(plan, 0, recorded("lava-run-incomplete.jsonl"), vm, print)
     with pytest.raises(InputError) as refused:
         engine.finish(plan, 0, seen, why, todo, "LAVA job 8")

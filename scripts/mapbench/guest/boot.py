@@ -18,7 +18,8 @@ from ..model import InputError
 from ..peer import figure_text as peer_figure_text
 from ..suites import doc_figure_text, fmt_time
 from .initramfs import is_peer, make_initramfs
-from .qemu import ICOUNT_SHIFT, PROBE_CACHE, kernel_cmdline, qemu_argv, topology_record
+from .qemu import (ICOUNT_SHIFT, PROBE_CACHE, kernel_cmdline, layout_draw, qemu_argv,
+                   topology_record)
 
 class Interrupted(Exception):
     pass
@@ -164,7 +165,7 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     if plan.interrupted:
         return 0
     serial = workdir / f"boot-{i}.out"
-    draw = uuid.uuid4().int % 10 ** 9 if args.sample_layouts else None
+    draw = layout_draw(args.sample_layouts)
     argv = qemu_argv(image, initrd, serial, accel, args.smp, args.mem, plan.clock,
                      args.topology, plan.qemu, draw)
     counts = ModelCounts(workdir / f"boot-{i}.model") if plan.machine else None
@@ -174,7 +175,7 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     plan.active.add(boot)
     if plan.interrupted:        # stopped while this one was starting
         boot.kill()
-    vm = vm_record(plan, i, accel, draw, kernel_cmdline(plan.clock, draw))
+    vm = vm_record(plan, i, accel, draw)
     seen = Console(plan, i, vm, lambda: frames(serial.read_bytes() if serial.exists() else b""),
                    progress, counts)
     # a time limit per stage: reaching /init, each run, powering off
@@ -199,10 +200,11 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
     return seen.unfinished(todo, f"time limit {args.run_timeout} s per run, or a crash")
 
 
-def vm_record(plan, i, accel, draw, cmdline):
+def vm_record(plan, i, accel, draw):
     """environment.vm of boot i's results (an engine adds where it ran)."""
     args = plan.args
     r, k = plan.boots[i]
+    cmdline = kernel_cmdline(plan.clock, draw)
     if accel == "bare-metal":     # a lab's physical box: the kernel on the machine itself
         return {"accelerator": accel, "clock": plan.clock, "cmdline": cmdline,
                 "kernel_image": str(plan.kernels[k]), "boot": i + 1, "boot_uid": uuid.uuid4().hex,

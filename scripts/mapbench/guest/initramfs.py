@@ -82,9 +82,13 @@ figure() { :; }
 """
 
 
-INIT = SETUP + LOCAL + STEPS + r""". /job.sh
+# Every engine's end of the job: run it, say it is done.
+RUN_JOB = """. /job.sh
 echo MAPBENCH-DONE
-sleep 1
+"""
+
+
+INIT = SETUP + LOCAL + STEPS + RUN_JOB + """sleep 1
 poweroff -f
 """
 

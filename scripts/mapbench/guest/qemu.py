@@ -4,6 +4,7 @@ version, and how many guests may run at once."""
 import os
 import re
 import subprocess
+import uuid
 
 from ..cli import EXIT_INPUT
 from ..model import InputError
@@ -95,6 +96,11 @@ def kernel_cmdline(clock, layout_draw=None):
     if layout_draw is not None:
         line += f" page_alloc.shuffle=1 mapbench.layout={layout_draw}"
     return line
+
+
+def layout_draw(sample_layouts):
+    """A boot's layout draw for --sample-layouts (kernel_cmdline), or None."""
+    return uuid.uuid4().int % 10 ** 9 if sample_layouts else None
 
 
 def machine_argv(accel, smp, mem_mib, clock="host", topology=None):

@@ -7,12 +7,11 @@ import hashlib
 import os
 import shutil
 import time
-import uuid
 
 from ..cli import EXIT_INPUT
 from ..model import InputError
 from ..guest.boot import Console, boot_tag, vm_record
-from ..guest.qemu import kernel_cmdline, machine_argv
+from ..guest.qemu import kernel_cmdline, layout_draw, machine_argv
 from . import dispatcher, job as lavajob, joblog, server as lavaserver
 
 
@@ -68,15 +67,11 @@ def finish(plan, i, seen, why, todo, job):
     return seen.unfinished(todo, f"LAVA: {why}" if why else "the job ended early")
 
 
-def layout_draw(plan):
-    return uuid.uuid4().int % 10 ** 9 if plan.args.sample_layouts else None
-
-
 def run_local_job(plan, i, accel, initrd, todo, workdir, progress, console, templates):
     """Boot i as a job of this machine's dispatcher; the runs that failed."""
     if plan.interrupted:
         return 0
-    draw = layout_draw(plan)
+    draw = layout_draw(plan.args.sample_layouts)
     job = boot_job(plan, i, accel, file_url(plan.kernels[plan.boots[i][1]]), file_url(initrd),
                    todo, draw)
     # the dispatcher's scratch folder is named by the job's id: one no other
@@ -87,7 +82,7 @@ def run_local_job(plan, i, accel, initrd, todo, workdir, progress, console, temp
     plan.active.add(run)
     if plan.interrupted:
         run.kill()
-    vm = vm_record(plan, i, accel, draw, kernel_cmdline(plan.clock, draw))
+    vm = vm_record(plan, i, accel, draw)
     vm["lab"] = {"engine": "lava-run", "job_id": job_id, "worker": "localhost",
                  "device": "qemu", "job_name": job["job_name"]}
     try:
@@ -147,9 +142,9 @@ def run_server_job(plan, i, accel, lab, todo, progress, console, poll_s):
     if plan.interrupted:
         return 0
     args, tag = plan.args, boot_tag(plan, i)
-    draw = layout_draw(plan)
-    job = boot_job(plan, i, accel, lab.artifacts.url(plan.kernels[plan.boots[i][1]]),
-                   lab.initrd_url, todo, draw, args.lava_device_type)
+    draw = layout_draw(args.sample_layouts)
+    job = boot_job(plan, i, accel, lab.kernel_urls[plan.boots[i][1]], lab.initrd_url, todo, draw,
+                   args.lava_device_type)
     handle = ServerJob(lab.server, lab.server.submit(lavajob.text(job)))
     plan.active.add(handle)
     if plan.interrupted:
@@ -171,7 +166,7 @@ def run_server_job(plan, i, accel, lab, todo, progress, console, poll_s):
         plan.active.discard(handle)
     if plan.interrupted:
         return 0
-    vm = vm_record(plan, i, accel, draw, kernel_cmdline(plan.clock, draw))
+    vm = vm_record(plan, i, accel, draw)
     device = info.get("actual_device")
     vm["lab"] = {"engine": "lava", "server": lab.server.url, "job_id": handle.id,
                  "url": lab.server.job_url(handle.id), "device": device,
@@ -187,13 +182,15 @@ def run_server_job(plan, i, accel, lab, todo, progress, console, poll_s):
 
 
 class Lab:
-    """A server, its token checked, and where its workers fetch the boot's files."""
+    """A server, its token checked, and where its workers fetch the boot's
+    files (each published once, before any job: the jobs' threads only read)."""
 
-    def __init__(self, args, initrd):
+    def __init__(self, args, kernels, initrd):
         self.server = lavaserver.Server(args.lava_url, args.lava_token)
         self.user = self.server.check_token()
-        self.artifacts = Artifacts(args.lava_publish, args.lava_publish_url)
-        self.initrd_url = self.artifacts.url(initrd)
+        artifacts = Artifacts(args.lava_publish, args.lava_publish_url)
+        self.kernel_urls = [artifacts.url(k) for k in kernels]
+        self.initrd_url = artifacts.url(initrd)
 
 
 def boot_one(plan, accel, initrd, todo, workdir, progress, console=None):
@@ -203,7 +200,7 @@ def boot_one(plan, accel, initrd, todo, workdir, progress, console=None):
         templates = dispatcher.templates(progress)
         return lambda i: run_local_job(plan, i, accel, initrd, todo, workdir, progress, console,
                                        templates)
-    lab = Lab(plan.args, initrd)
+    lab = Lab(plan.args, plan.kernels, initrd)
     progress(f"LAVA server {lab.server.url} as {lab.user}: {len(plan.boots)} jobs")
     return lambda i: run_server_job(plan, i, accel, lab, todo, progress, console,
                                     plan.args.lava_poll)

@@ -4,14 +4,15 @@ which runs the boot's job as a local guest does. LAVA returns nothing but
 its job log, so each result file comes back in it base64-encoded between
 markers (byte-exact: the log escapes quotes), and each measured run's
 figure is also a LAVA test case with its measurement and unit."""
-from ..guest.initramfs import SETUP, STEPS
+from ..guest.initramfs import RUN_JOB, SETUP, STEPS
+from .job import JOB_STEP, PROMPT
 
 # The guest as a local one (its command line, quiet included, and its
 # console), waiting for LAVA's test shell. The shell reads the console with
 # no controlling terminal, as a local guest's /init runs: a session with one
 # (setsid cttyhack) cost htab-lookup 0.014% more instructions per op inside
 # the timed windows (Debian's 6.12, icount), about 540 a timer tick.
-INIT = SETUP + r"""export PS1='mapbench-guest# '
+INIT = SETUP + f"""export PS1='{PROMPT}'
 exec sh
 """
 
@@ -42,11 +43,9 @@ figure() {
 """
 
 
-JOB = "#!/bin/sh\n" + REPORT + STEPS + r""". /job.sh
-echo MAPBENCH-DONE
-"""
+JOB = "#!/bin/sh\n" + REPORT + STEPS + RUN_JOB
 
 
 def files():
     """The initramfs's /init and its extra executables under LAVA."""
-    return INIT, {"mapbench-job": JOB}
+    return INIT, {JOB_STEP.lstrip("/"): JOB}

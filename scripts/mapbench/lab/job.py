@@ -7,7 +7,7 @@ import math
 
 import yaml
 
-# What the guest's shell prints when it waits (guest/initramfs.py's LAVA init).
+# What the guest's shell prints when it waits (lab/guest.py's init sets it).
 PROMPT = "mapbench-guest# "
 
 
