@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -248,17 +249,31 @@ def test_a_job_the_server_refuses_is_bad_input(label, kernel_image, tmp_path):
 
 def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path):
     lab = FakeLava(steps=[("Submitted", "Unknown"), ("Running", "Unknown")])    # never ends
+    running = []        # the threads following a running job
     try:
         plan, todo = server_plan(label, kernel_image, lab, "--boots", "3")
-        run_one = engine.boot_one(plan, "tcg", kernel_image, todo, tmp_path, lambda _: None)
-        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
-        timer.start()
+        run_one = engine.boot_one(plan, "tcg", kernel_image, todo, tmp_path,
+                                  lambda text: "running" in text and
+                                  running.append(threading.get_ident()))
+
+        def ctrl_c():
+            """Ctrl-C as it may land: on a boot's thread, not the main one."""
+            while not running or len(lab.jobs) < 3:
+                time.sleep(0.05)
+            signal.pthread_kill(running[0], signal.SIGINT)
+        threading.Thread(target=ctrl_c, daemon=True).start()
+        # had the main thread missed it, the jobs' failing would wake it at 60 s
+        watchdog = threading.Timer(60, lab.close)
+        watchdog.start()
+        start = time.monotonic()
         with pytest.raises(boot.Interrupted):
             boot.run_boots(plan, len(plan.boots), run_one, lambda _: None)
-        timer.cancel()
+        waited = time.monotonic() - start
+        watchdog.cancel()
     finally:
         lab.close()
     assert sorted(lab.cancelled) == [1, 2, 3]
+    assert waited < 30, f"Ctrl-C on a boot's thread was seen after {waited:.0f} s"
 
 
 @pytest.mark.parametrize("args, status, says", [

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from .. import cachemodel
@@ -238,6 +238,19 @@ class ModelCounts:
         return done.decode().splitlines()
 
 
+# Ctrl-C may reach any of the process's threads, and Python runs its handler
+# in the main thread only when that thread next runs: it never waits longer.
+WAKE_S = 1.0
+
+
+def completed(futures):
+    """The futures as they complete, the caller woken every WAKE_S."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=WAKE_S, return_when=FIRST_COMPLETED)
+        yield from done
+
+
 def run_boots(plan, jobs, boot_one, progress):
     """Every boot of the plan, up to jobs at once, started in the plan's
     order (boot_one(i): the runs of boot i that failed); the number of runs
@@ -246,7 +259,7 @@ def run_boots(plan, jobs, boot_one, progress):
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures = [pool.submit(boot_one, i) for i in range(len(plan.boots))]
     try:
-        for f in as_completed(futures):
+        for f in completed(futures):
             failed += f.result()
             done += 1
             left = len(plan.boots) - done
