@@ -2,8 +2,13 @@
 step's result is in bisect's cache, so no kernel is built or booted, except
 where a commit's is missing: the fake tree does not build, and git bisect
 run skips it."""
+import argparse
+import hashlib
+import json
+import os
 import shutil
 import subprocess
+import sys
 import uuid
 
 import pytest
@@ -12,7 +17,8 @@ from conftest import ROOT, script_process
 from test_analysis import write_set
 from test_clock import ICOUNT
 
-from mapbench.commands import bisect
+from mapbench.commands import bisect, kbuild
+from mapbench.guest import options
 
 TREES = ROOT / "build" / "kernel" / "tree"
 
@@ -24,6 +30,14 @@ def commit(tree, i):
                     "commit", "-q", "-m", f"step {i}"], check=True)
     return subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
+
+
+def results_for(label, bench, guest_options=()):
+    """Where bisect keeps the results of BENCH measured with these options."""
+    ap = argparse.ArgumentParser()
+    options.add(ap)
+    vmrun = options.passed_on(ap.parse_args(list(guest_options)))
+    return bisect.results_of({"label": label, "bench": bench, "vmrun": vmrun})
 
 
 @pytest.fixture
@@ -40,7 +54,7 @@ def history_tree(tmp_path):
     shas = [commit(tree, i) for i in range(9)]
     for i, sha in enumerate(shas):
         if i != 3:
-            write_set(f["results"] / sha[:12], "htab-lookup", [5.0 if i < 6 else 4.95],
+            write_set(results_for(label, ["htab-lookup"]) / sha[:12], "htab-lookup", [5.0 if i < 6 else 4.95],
                       env=dict(ICOUNT, kernel_release=f"7.2.13-{i}"))
     yield tree, shas, label, f
     shutil.rmtree(f["results"], ignore_errors=True)
@@ -78,7 +92,7 @@ def test_a_commit_that_does_not_build_is_skipped(history_tree):
     state = {"label": label, "metric": "figure", "bench": ["htab-lookup"], "vmrun": [],
              "good_figure": 5.0, "bad_figure": 4.95, "unit": "M ops/s"}
     state_file = f["work"] / "step.json"
-    state_file.write_text(__import__("json").dumps(state))
+    state_file.write_text(json.dumps(state))
     assert script_process("bisect", "--step", state_file, timeout=120).returncode == 125
 
 
@@ -91,3 +105,60 @@ def test_bad_input_is_one_line(history_tree, args, says):
     proc = script_process("bisect", *[a.format(tree=tree) for a in args], timeout=60)
     assert proc.returncode == 2 and says in proc.stderr and \
         len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_another_measurement_keeps_its_own_results(history_tree):
+    """The same commits measured with other guest options (--model, say)
+    are measured again, not read from the first measurement's results: the
+    fake tree does not build, so bisect cannot judge its ends."""
+    tree, shas, label, f = history_tree
+    proc = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
+                          "--label", label, "--runs", "2", "--", "htab-lookup", timeout=300)
+    assert proc.returncode == 1 and "does not build or boot" in proc.stderr, proc.stderr
+    assert results_for(label, ["htab-lookup"], ["--runs", "2"]) != \
+        results_for(label, ["htab-lookup"])
+
+
+def test_a_second_bisection_waits_for_the_first(history_tree):
+    tree, shas, label, f = history_tree
+    assert script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
+                          "--label", label, "--", "htab-lookup", timeout=300).returncode == 0
+    # the first one interrupted: git's bisection still stands in the worktree
+    subprocess.run(["git", "-C", str(f["src"]), "bisect", "start", shas[8], shas[0]],
+                   check=True, capture_output=True)
+    proc = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
+                          "--label", label, "--", "htab-lookup", "--max-entries", "1M",
+                          timeout=120)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "in the middle of bisecting htab-lookup" in proc.stderr
+    # the same measurement resumes it
+    again = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
+                           "--label", label, "--", "htab-lookup", timeout=300)
+    assert again.returncode == 0 and f"first bad commit: {shas[6][:12]}" in again.stdout
+
+
+def test_a_kernel_built_with_another_fragment_is_out_of_date(tmp_path):
+    (tmp_path / "bzImage").write_bytes(b"")
+    fragment = hashlib.sha256(kbuild.FRAGMENT.read_bytes()).hexdigest()
+    info = {"config_fragment": {"sha256": fragment}}
+    (tmp_path / "kbuild.json").write_text(json.dumps(info))
+    assert bisect.up_to_date(tmp_path)
+    info["config_fragment"]["sha256"] = "0" * 64
+    (tmp_path / "kbuild.json").write_text(json.dumps(info))
+    assert not bisect.up_to_date(tmp_path)
+
+
+def test_two_bisections_build_at_once(tmp_path):
+    """Every bisection's worktree is called src: kbuild's lock is per source
+    path, so one label's build does not wait for another's."""
+    one, two = tmp_path / "a" / "src", tmp_path / "b" / "src"
+    kbuild.lock_tree(one)
+    try:
+        code = (f"from pathlib import Path; from mapbench.commands import kbuild; "
+                f"kbuild.lock_tree(Path({str(two)!r}))")
+        subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")},
+                       check=True, timeout=20)
+    finally:
+        kbuild.HELD.pop().close()
+        for src in (one, two):
+            (TREES / f"{kbuild.tree_name(src)}.lock").unlink(missing_ok=True)

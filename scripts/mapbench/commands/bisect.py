@@ -18,8 +18,12 @@ delta, the "where" line when --profile counted functions, and git's bisect
 log (build/bisect/L/bisect.log).
 
 Each step's kernel (build/bisect/L/kernels/SHA) and result
-(results/bisect-L/SHA) are kept: after Ctrl-C the same command resumes
-where git's bisect stood, and a commit measured before is not booted again.
+(results/bisect-L/KEY/SHA, KEY naming the benchmark and guest options) are
+kept: after Ctrl-C the same command resumes where git's bisect stood, a
+commit measured before is not booted again, and a commit built before is not
+built again, whatever is measured on it next (a kernel built with an older
+configs/vm-bpf.config is brought up to date first). One bisection at a
+time per label: another measurement waits until the first has ended.
 
 --model NAME counts with the cache model (memory effects icount cannot
 see), and --profile also attributes them to functions; the guest options
@@ -31,6 +35,7 @@ could not be judged, or GOOD and BAD that do not differ), 2 bad input (no
 git tree, unknown revisions), 3 tool error, 64 usage error, 130 interrupted.
 """
 import argparse
+import hashlib
 import json
 import re
 import shutil
@@ -43,6 +48,7 @@ import numpy as np
 from .. import cli, model, results, verdict, where
 from ..guest import options
 from . import vmrun as vmrun_command
+from .kbuild import FRAGMENT
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
 WORK = ROOT / "build" / "bisect"
@@ -64,6 +70,26 @@ def folders(label):
     work = WORK / label
     return {"work": work, "src": work / "src", "state": work / "state.json",
             "kernels": work / "kernels", "results": RESULTS / f"bisect-{label}"}
+
+
+def measurement_key(bench, vmrun):
+    """Names what a step measures (the benchmark and the guest options): a
+    label's kernels serve every measurement, its results only theirs."""
+    return hashlib.sha256(json.dumps([bench, vmrun]).encode()).hexdigest()[:8]
+
+
+def results_of(state):
+    return folders(state["label"])["results"] / measurement_key(state["bench"], state["vmrun"])
+
+
+def up_to_date(kernel):
+    """A step's kernel exists and was configured with today's fragment."""
+    try:
+        info = json.loads((kernel / "kbuild.json").read_text())
+    except (OSError, ValueError):
+        return False
+    fragment = hashlib.sha256(FRAGMENT.read_bytes()).hexdigest()
+    return (kernel / "bzImage").exists() and info["config_fragment"]["sha256"] == fragment
 
 
 def figure_of(folder, metric):
@@ -88,13 +114,14 @@ def measure(state, sha):
     booted once, kept. None where it does not build or boot."""
     f = folders(state["label"])
     short = sha[:12]
-    out, where_to = f["kernels"] / short, f["results"] / short
+    out, where_to = f["kernels"] / short, results_of(state) / short
     found = figure_of(where_to, state["metric"]) if where_to.exists() else None
     if found:
         return found
     shutil.rmtree(where_to, ignore_errors=True)
-    if not (out / "bzImage").exists():
-        base = nearest_build(f["kernels"], short)
+    if not up_to_date(out):
+        # a stale kernel is rebuilt where it is: only what the fragment touched
+        base = None if (out / ".config").exists() else nearest_build(f["kernels"], short)
         build = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(f["src"]),
                                 "--out", str(out), *(["--from", str(base)] if base else [])])
         if build.returncode == cli.EXIT_INTERRUPTED:
@@ -137,6 +164,19 @@ def prepare(args, f):
     return good, bad
 
 
+def refuse_a_second_bisection(f, state):
+    """git keeps one bisection per worktree: one measured otherwise must
+    wait until it has ended."""
+    if not f["state"].exists() or git(f["src"], "bisect", "log", check=False).returncode:
+        return
+    was = json.loads(f["state"].read_text())
+    if [was["bench"], was["vmrun"], was["metric"]] != [state["bench"], state["vmrun"],
+                                                       state["metric"]]:
+        cli.die(f"label {state['label']} is in the middle of bisecting {' '.join(was['bench'])} "
+                f"({' '.join(was['vmrun'])}, {was['metric']}): run that command again to finish "
+                f"it, or give another --label", cli.EXIT_INPUT)
+
+
 def main(argv=None):
     if argv is None:
         argv = sys.argv[1:]
@@ -164,6 +204,7 @@ def main(argv=None):
     policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
     state = {"label": label, "metric": policy["default"]["metric"], "bench": bench,
              "vmrun": options.passed_on(args)}
+    refuse_a_second_bisection(f, state)
     try:
         ends = {}
         for name, sha in (("good", good), ("bad", bad)):
@@ -206,7 +247,7 @@ def report(state, f, sha):
     now where the bisection only inferred it), where."""
     parent = git(f["src"], "rev-parse", f"{sha}^").stdout.strip()
     subject = git(f["src"], "log", "-1", "--format=%s", sha).stdout.strip()
-    bad_runs = figure_of(f["results"] / sha[:12], state["metric"])
+    bad_runs = figure_of(results_of(state) / sha[:12], state["metric"])
     git(f["src"], "checkout", "--quiet", "--detach", parent)
     before = measure(state, parent)
     print(f"\nfirst bad commit: {sha[:12]} {subject}")   # git bisect run ends without one

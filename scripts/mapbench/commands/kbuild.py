@@ -75,11 +75,18 @@ def sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def tree_name(pristine):
+    """NAME-DIGEST: one per source path (two bisections' worktrees are both
+    called src)."""
+    digest = hashlib.sha256(str(pristine.resolve()).encode()).hexdigest()[:8]
+    return f"{pristine.name.removesuffix('.pristine')}-{digest}"
+
+
 def lock_tree(pristine):
     """One kbuild at a time per working tree: another one would reset or patch
     it under the first one's build. The lock is held until kbuild exits."""
     TREES.mkdir(parents=True, exist_ok=True)
-    lock = open(TREES / f"{pristine.name.removesuffix('.pristine')}.lock", "w")
+    lock = open(TREES / f"{tree_name(pristine)}.lock", "w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -89,10 +96,9 @@ def lock_tree(pristine):
 
 
 def working_tree(pristine):
-    """build/kernel/tree/NAME: the copy kbuild patches and builds. One path per
-    source, so builds from it can seed each other (--from)."""
-    digest = hashlib.sha256(str(pristine.resolve()).encode()).hexdigest()[:8]
-    tree = TREES / f"{pristine.name.removesuffix('.pristine')}-{digest}"
+    """build/kernel/tree/NAME-DIGEST: the copy kbuild patches and builds. One
+    path per source, so builds from it can seed each other (--from)."""
+    tree = TREES / tree_name(pristine)
     tree.mkdir(parents=True, exist_ok=True)
     subprocess.run(["rsync", "-a", "--delete", "--exclude=.git", "--exclude=.mapbench-unpacked",
                     f"{pristine}/", f"{tree}/"], check=True)
