@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Command line: global options in the kernel selftests bench's spelling,
- * benchmark options with both dash and underscore spellings. */
+/* Command line: one table of options, in the kernel selftests bench's
+ * spellings (dashes, and underscores where it has them), drives parsing,
+ * --help and --list-options; a kernel bench's own words come from its peer. */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,196 +15,333 @@
 #include "plan.h"
 #include "prefixes.h"
 
-enum {
-	OPT_PROD_AFFINITY = 256, OPT_JSON, OPT_LABEL, OPT_TRIGGER, OPT_MAP,
-	OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_MAX_ENTRIES, OPT_NR_ENTRIES,
-	OPT_NO_PREALLOC, OPT_PREALLOC, OPT_KEYS, OPT_RANDOM, OPT_SEED, OPT_ZERO_SEED, OPT_BATCH, OPT_MAP_FLAGS, OPT_ZIPF, OPT_HIT_RATIO, OPT_READERS, OPT_WRITERS, OPT_BATCH_TIMES, OPT_FLAGS, OPT_COUNT, OPT_LOOP, OPT_PREFIX_LEN, OPT_ALL, OPT_USE_CASE, OPT_LIST_SCENARIOS,
-	OPT_CONTRACTS, OPT_DRY_RUN, OPT_PERF, OPT_MACHINE_READABLE, OPT_PLACEMENT, OPT_IFACE, OPT_XDP_ACTION, OPT_FORCE,
-	OPT_FROM_RESULT, OPT_VERSION, OPT_GUEST_CPUS, OPT_LIST_OPTIONS, OPT_ROUND,
+/* What a row does with its value. */
+enum opt_kind {
+	KIND_HEADING,		/* not an option: a heading of --help */
+	KIND_FLAG,		/* bool at: true */
+	KIND_SET,		/* struct maybe at: min, given */
+	KIND_NUM,		/* int at: a number in [min, max] */
+	KIND_GIVEN_NUM,		/* struct maybe at: the same, given */
+	KIND_CHOICE,		/* int at: the index of one of names, in enum order */
+	KIND_GIVEN_CHOICE,	/* struct maybe at: the same, given */
+	KIND_STRING,		/* const char * at: the argument */
+	KIND_ACTION,		/* not a run: min is the enum cli_action */
+	KIND_PARSE,		/* parse() takes it */
 };
 
-/* The options that say how to run and report, not what: the only ones that
- * go with --from-result. */
-static const int run_only_opts[] = { 'q', 'v', 'l', 'h', OPT_JSON, OPT_LABEL, OPT_ROUND, OPT_DRY_RUN,
-				     OPT_GUEST_CPUS, OPT_LIST_OPTIONS,
-				     OPT_CONTRACTS, OPT_FROM_RESULT, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "producers", required_argument, NULL, 'p' },
-	{ "affinity", no_argument, NULL, 'a' },
-	{ "prod-affinity", required_argument, NULL, OPT_PROD_AFFINITY },
-	{ "prod_affinity", required_argument, NULL, OPT_PROD_AFFINITY },
-	{ "warmup", required_argument, NULL, 'w' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "list", no_argument, NULL, 'l' },
-	{ "list-options", no_argument, NULL, OPT_LIST_OPTIONS },
-	{ "contracts", no_argument, NULL, OPT_CONTRACTS },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "guest-cpus", required_argument, NULL, OPT_GUEST_CPUS },
-	{ "from-result", required_argument, NULL, OPT_FROM_RESULT },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "perf", no_argument, NULL, OPT_PERF },
-	{ "machine-readable", no_argument, NULL, OPT_MACHINE_READABLE },
-	{ "placement", required_argument, NULL, OPT_PLACEMENT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "round", required_argument, NULL, OPT_ROUND },
-	{ "trigger", required_argument, NULL, OPT_TRIGGER },
-	{ "iface", required_argument, NULL, OPT_IFACE },
-	{ "xdp-action", required_argument, NULL, OPT_XDP_ACTION },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "map", required_argument, NULL, OPT_MAP },
-	{ "key-size", required_argument, NULL, OPT_KEY_SIZE },
-	{ "key_size", required_argument, NULL, OPT_KEY_SIZE },
-	{ "value-size", required_argument, NULL, OPT_VALUE_SIZE },
-	{ "value_size", required_argument, NULL, OPT_VALUE_SIZE },
-	{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
-	{ "max_entries", required_argument, NULL, OPT_MAX_ENTRIES },
-	{ "nr-entries", required_argument, NULL, OPT_NR_ENTRIES },
-	{ "nr_entries", required_argument, NULL, OPT_NR_ENTRIES },
-	{ "no-prealloc", no_argument, NULL, OPT_NO_PREALLOC },
-	{ "no_prealloc", no_argument, NULL, OPT_NO_PREALLOC },
-	{ "prealloc", no_argument, NULL, OPT_PREALLOC },
-	{ "keys", required_argument, NULL, OPT_KEYS },
-	{ "random", no_argument, NULL, OPT_RANDOM },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "zero-seed", no_argument, NULL, OPT_ZERO_SEED },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "map-flags", required_argument, NULL, OPT_MAP_FLAGS },
-	{ "zipf", required_argument, NULL, OPT_ZIPF },
-	{ "hit-ratio", required_argument, NULL, OPT_HIT_RATIO },
-	{ "readers", required_argument, NULL, OPT_READERS },
-	{ "writers", required_argument, NULL, OPT_WRITERS },
-	{ "batch-times", required_argument, NULL, OPT_BATCH_TIMES },
-	{ "flags", required_argument, NULL, OPT_FLAGS },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "map_flags", required_argument, NULL, OPT_MAP_FLAGS },
-	{ "nr_loops", required_argument, NULL, OPT_BATCH },
-	{ "loop", required_argument, NULL, OPT_LOOP },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "use-case", required_argument, NULL, OPT_USE_CASE },
-	{ "use_case", required_argument, NULL, OPT_USE_CASE },
-	{ "scenario", required_argument, NULL, OPT_USE_CASE },	/* xdp-lb's word */
-	{ "list-scenarios", no_argument, NULL, OPT_LIST_SCENARIOS },
-	{ "preallocated", no_argument, NULL, OPT_PREALLOC },
-	{ "prefix-len", required_argument, NULL, OPT_PREFIX_LEN },
-	{ "prefix_len", required_argument, NULL, OPT_PREFIX_LEN },
-	{}
+/* One option: its spellings, what it takes, where it goes and its --help
+ * text, in one row (xdp-tools' option tables are the model). */
+struct cli_opt {
+	const char *name;		/* the long spelling, with dashes */
+	char short_name;
+	bool underscore;		/* the kernel bench's spelling (key_size) too */
+	const char *arg;		/* the value's name in --help; NULL: a flag */
+	enum opt_kind kind;
+	size_t at;			/* offsetof(struct options, the field) */
+	long long min, max;
+	const char *const *names;	/* a choice's, NULL-terminated */
+	int (*parse)(struct options *given, const char *name, const char *arg);
+	bool run_only;			/* how to run and report, not what: may go
+					 * with --from-result */
+	const char *help;		/* lines apart by \n */
 };
+
+#define AT(field) offsetof(struct options, field)
+#define NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static int parse_producers(struct options *given, const char *name, const char *arg);
+static int parse_affinity(struct options *given, const char *name, const char *arg);
+static int parse_prod_affinity(struct options *given, const char *name, const char *arg);
+static int parse_xdp_action(struct options *given, const char *name, const char *arg);
+static int parse_prefix_len(struct options *given, const char *name, const char *arg);
+static int parse_batch(struct options *given, const char *name, const char *arg);
+static int parse_map_flags(struct options *given, const char *name, const char *arg);
+static int parse_zipf(struct options *given, const char *name, const char *arg);
+static int parse_hit_ratio(struct options *given, const char *name, const char *arg);
+
+/* Every option in --help's order. A kernel bench's own spellings of these
+ * (--nr_loops, --scenario) are its peer's (struct kernel_bench). */
+static const struct cli_opt opts[] = {
+	{ .kind = KIND_HEADING, .help = "Global options:" },
+	{ "producers", 'p', .arg = "N", .kind = KIND_PARSE, .parse = parse_producers,
+	  .help = "producer threads (default 1)" },
+	{ "affinity", 'a', .kind = KIND_PARSE, .parse = parse_affinity,
+	  .help = "pin producer i to CPU i" },
+	{ "prod-affinity", .underscore = true, .arg = "SET", .kind = KIND_PARSE,
+	  .parse = parse_prod_affinity, .help = "pin producers to CPUs in SET, e.g. 0-3,6" },
+	{ "warmup", 'w', .arg = "SEC", .kind = KIND_NUM, .at = AT(warmup), .min = 0, .max = 3600,
+	  .help = "samples dropped from the summary (default 1)" },
+	{ "duration", 'd', .arg = "SEC", .kind = KIND_NUM, .at = AT(duration), .min = 1,
+	  .max = 86400, .help = "samples measured (default 5)" },
+	{ "quiet", 'q', .kind = KIND_FLAG, .at = AT(quiet), .run_only = true,
+	  .help = "no per-second lines" },
+	{ "verbose", 'v', .kind = KIND_FLAG, .at = AT(verbose), .run_only = true,
+	  .help = "libbpf and verifier messages" },
+	{ "json", .arg = "FILE", .kind = KIND_STRING, .at = AT(json_path), .run_only = true,
+	  .help = "write the result document to FILE" },
+	{ "label", .arg = "TEXT", .kind = KIND_STRING, .at = AT(label), .run_only = true,
+	  .help = "free text stored in the result (e.g. before/after)" },
+	{ "round", .arg = "N", .kind = KIND_NUM, .at = AT(round), .min = 1, .max = 1 << 30,
+	  .run_only = true,
+	  .help = "the run's round in an interleaved series, stored in the\n"
+		  "result: run N of A and of B ran side by side" },
+	{ "trigger", .arg = "T", .kind = KIND_GIVEN_CHOICE, .at = AT(trigger),
+	  .names = NAMES("xdp", "raw_tp", "fentry", "nic", "tp"),	/* enum trigger's order */
+	  .help = "xdp, raw_tp, fentry, tp (the syscall tracepoint the kernel\n"
+		  "bench uses), or nic: packets arriving on --iface DEV run\n"
+		  "the batch (--batch ops per packet, default 8) on the CPU\n"
+		  "that receives them; no producer threads (default: the row's)" },
+	{ "iface", .arg = "DEV", .kind = KIND_STRING, .at = AT(iface),
+	  .help = "the interface for --trigger nic" },
+	{ "xdp-action", .arg = "A", .kind = KIND_PARSE, .parse = parse_xdp_action,
+	  .help = "nic: drop (default) or pass the packets after the batch" },
+	{ "force", .kind = KIND_FLAG, .at = AT(force),
+	  .help = "nic: replace an XDP program DEV already has" },
+	{ "loop", .arg = "L", .kind = KIND_GIVEN_CHOICE, .at = AT(loop),
+	  .names = NAMES("auto", "bpf_for", "bpf_loop"),		/* enum loop_kind's */
+	  .help = "bpf_for or bpf_loop (default: bpf_for where the\n"
+		  "kernel has it)" },
+	{ "list", 'l', .kind = KIND_ACTION, .min = CLI_LIST, .run_only = true,
+	  .help = "list benchmarks" },
+	{ "list-options", .kind = KIND_ACTION, .min = CLI_OPTIONS, .run_only = true,
+	  .help = "every option, whether it takes a value, a line each" },
+	{ "help", 'h', .kind = KIND_ACTION, .min = CLI_HELP, .run_only = true,
+	  .help = "this text, and every benchmark's defaults" },
+	{ "version", .kind = KIND_ACTION, .min = CLI_VERSION, .run_only = true,
+	  .help = "the mapbench revision (git describe) of this build" },
+	{ "contracts", .kind = KIND_ACTION, .min = CLI_CONTRACTS, .run_only = true,
+	  .help = "each benchmark's workload and figure (unit, clock); with\n"
+		  "--json FILE, as JSON, with the kernel tools' line shapes" },
+	{ "dry-run", .kind = KIND_FLAG, .at = AT(dry_run), .run_only = true,
+	  .help = "check the benchmark and its options, print the resolved\n"
+		  "plan (the result's params), load nothing" },
+	{ "guest-cpus", .arg = "N", .kind = KIND_NUM, .at = AT(guest_cpus), .min = 1,
+	  .max = 4096, .run_only = true,
+	  .help = "with --dry-run: check the CPUs the options name against a\n"
+		  "machine with CPUs 0..N-1 online (scripts/vmrun's guest),\n"
+		  "not this one; --placement is then left to the guest" },
+	{ "from-result", .arg = "FILE", .kind = KIND_STRING, .at = AT(from_result),
+	  .run_only = true, .help = "run the plan an earlier result recorded (its params)" },
+	{ "placement", .arg = "P", .kind = KIND_CHOICE, .at = AT(placement),
+	  .names = NAMES("none", "compact", "spread-llc", "spread-node", "smt-pairs"),
+	  .help = "pin producers by topology: compact (one LLC's cores first),\n"
+		  "spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)" },
+	{ "perf", .kind = KIND_FLAG, .at = AT(perf),
+	  .help = "cycles, instructions, cache and dTLB misses, task-clock and\n"
+		  "context switches of the producer threads, per operation" },
+	{ .kind = KIND_HEADING,
+	  .help = "Map options (each benchmark's defaults are in the table below):" },
+	{ "map", .arg = "TYPE", .kind = KIND_STRING, .at = AT(map_name),
+	  .help = "htab, percpu, lru, lru_percpu, lru_nocommon (an LRU list\n"
+		  "per CPU: BPF_F_NO_COMMON_LRU), rhtab (hash benchmarks)" },
+	{ "key-size", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(key_size),
+	  .min = 1, .max = 1 << 20,
+	  .help = "bytes: hash keys 4..512; LPM: address bytes 4..256\n"
+		  "(4 for IPv4, 16 for IPv6)" },
+	{ "value-size", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	  .at = AT(value_size), .min = 1, .max = 1 << 20, .help = "bytes" },
+	{ "max-entries", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	  .at = AT(max_entries), .min = 1, .max = 1L << 31,
+	  .help = "map capacity (K and M suffixes)" },
+	{ "prefix-len", .underscore = true, .arg = "N", .kind = KIND_PARSE,
+	  .parse = parse_prefix_len,
+	  .help = "LPM prefix length (default: all key bits); several: LO..HI\n"
+		  "(each length equally) or LEN:WEIGHT,... (24:60,16:40)" },
+	{ "nr-entries", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	  .at = AT(nr_entries), .min = 0, .max = 1L << 31, .help = "keys prefilled" },
+	{ "no-prealloc", .underscore = true, .kind = KIND_SET, .at = AT(prealloc), .min = 0,
+	  .help = "BPF_F_NO_PREALLOC (--prealloc to insist on it)" },
+	{ "prealloc", .kind = KIND_SET, .at = AT(prealloc), .min = 1 },
+	{ "map-flags", .underscore = true, .arg = "N", .kind = KIND_PARSE,
+	  .parse = parse_map_flags,
+	  .help = "BPF_F_* bits added to the map kind's, as the kernel\n"
+		  "bench's --map_flags (decimal or 0x hex)" },
+	{ "keys", .arg = "K", .kind = KIND_GIVEN_CHOICE, .at = AT(keys),
+	  .names = NAMES("seq", "random", "counter", "index", "prandom"),	/* enum keys' */
+	  .help = "seq or random (a precomputed permutation) walk a key\n"
+		  "array; counter (LPM's default) is the kernel LPM bench's\n"
+		  "cur_key++ % nr from one counter all CPUs share; index\n"
+		  "(the default of bpf-hashmap-* and htab-mem) makes each id\n"
+		  "in the program from its position, as the kernel's do;\n"
+		  "prandom is the LPM bench's --random (prandom % nr)" },
+	/* the kernel bench's --random: LPM's prandom, else a permutation (plan.c) */
+	{ "random", .kind = KIND_SET, .at = AT(keys), .min = KEYS_PRANDOM,
+	  .help = "the kernel bench's: --keys prandom on lpm-trie-*, else\n"
+		  "--keys random" },
+	{ "seed", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(seed), .min = 0, .max = UINT32_MAX,
+	  .help = "permutation seed (default 1)" },
+	{ "zipf", .arg = "S", .kind = KIND_PARSE, .parse = parse_zipf,
+	  .help = "drawn keys (htab-lru-evict): Zipf's exponent S > 0, key\n"
+		  "k drawn in proportion to 1/(k+1)^S (default: uniform)" },
+	{ "hit-ratio", .arg = "R", .kind = KIND_PARSE, .parse = parse_hit_ratio,
+	  .help = "lookups: the share R (0 to 1) of visited keys that are in\n"
+		  "the map; the rest, spread evenly, are absent (default 1)" },
+	{ "zero-seed", .kind = KIND_SET, .at = AT(zero_seed), .min = 1,
+	  .help = "BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
+		  "one, so every run has the same buckets (scripts/vmrun\n"
+		  "adds it under the icount clock)" },
+	{ "readers", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(readers), .min = 1,
+	  .max = MAX_PRODUCERS,
+	  .help = "htab-lookup-update/-delete: producers that look up\n"
+		  "(default 1)" },
+	{ "writers", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(writers), .min = 1,
+	  .max = MAX_PRODUCERS,
+	  .help = "... and that write the same map (default 1); -p, where\n"
+		  "given, is their sum" },
+	{ "machine-readable", .kind = KIND_FLAG, .at = AT(machine_readable),
+	  .help = "also print the kernel's bench_bpf_timing line, RESULT\n"
+		  "scenario=NAME samples=N median=... p99=... (batch times)" },
+	{ "batch-times", .arg = "on|off", .kind = KIND_GIVEN_CHOICE, .at = AT(batch_times),
+	  .names = NAMES("off", "on"),
+	  .help = "record every batch's in-kernel time: percentiles of ns/op\n"
+		  "(default: on, off for the kernel benches' own rows)" },
+	{ "batch", .arg = "N", .kind = KIND_PARSE, .parse = parse_batch,
+	  .help = "operations per program run (one that is not a multiple of 8\n"
+		  "runs with bpf_loop, one operation a callback); auto: the\n"
+		  "batch that takes 10 ms, sized in the first warmup second" },
+	{ "all", .kind = KIND_FLAG, .at = AT(all), .help = "mem: measure every map type" },
+	{ "flags", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(flags), .min = 1, .max = INT32_MAX,
+	  .help = "map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
+		  "map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024" },
+	{ "count", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(count), .min = 1, .max = INT32_MAX,
+	  .help = "map-perf: events each task times a round, map_perf_test's\n"
+		  "count (default 10000; ./bench map-perf FLAGS TASKS ENTRIES\n"
+		  "COUNT takes map_perf_test's arguments, 0 for a default)" },
+	{ "use-case", .underscore = true, .arg = "U", .kind = KIND_STRING, .at = AT(use_case),
+	  .help = "htab-mem: overwrite (default), batch_add_batch_del or\n"
+		  "add_del_on_diff_cpu" },
+	{ "list-scenarios", .kind = KIND_ACTION, .min = CLI_SCENARIOS, .run_only = true,
+	  .help = "the scenarios (use cases) of the benchmark named" },
+};
+
+#define NR_OPTS (sizeof(opts) / sizeof(*opts))
+
+/* A kernel bench's spelling, from its peer, and the row it spells. */
+struct spelling {
+	const struct kernel_spelling *s;
+	const struct cli_opt *row;
+};
+
+static const struct cli_opt *row_named(const char *name)
+{
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (opts[i].name && !strcmp(opts[i].name, name))
+			return &opts[i];
+	return NULL;
+}
+
+/* Every peer's spellings, once each, in the order of the rows naming them. */
+static int kernel_spellings(struct spelling *out, int max)
+{
+	const struct kernel_bench *seen[32];
+	int n = 0, nr_seen = 0;
+
+	for (int i = 0; i < nr_benches; i++) {
+		const struct kernel_bench *k = benches[i].kernel;
+		bool again = false;
+
+		for (int j = 0; k && j < nr_seen; j++)
+			again |= seen[j] == k;
+		if (!k || again || nr_seen == 32)
+			continue;
+		seen[nr_seen++] = k;
+		for (const struct kernel_spelling *s = k->spellings; s && s->name && n < max; s++)
+			out[n++] = (struct spelling){ s, row_named(s->option) };
+	}
+	return n;
+}
+
+#define MAX_SPELLINGS 16
+
+/* getopt's table: each row's spellings, then the peers'; an option's val
+ * is 256 + its row's index. */
+static const struct option *long_options(void)
+{
+	static struct option table[2 * NR_OPTS + MAX_SPELLINGS + 1];
+	struct spelling sp[MAX_SPELLINGS];
+	int n = 0, nr_sp;
+
+	if (table[0].name)
+		return table;
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		static char under[NR_OPTS][32];
+		const struct cli_opt *o = &opts[i];
+		int has_arg = o->arg ? required_argument : no_argument;
+
+		if (!o->name)
+			continue;
+		table[n++] = (struct option){ o->name, has_arg, NULL, 256 + (int)i };
+		if (!o->underscore)
+			continue;
+		snprintf(under[i], sizeof(under[i]), "%s", o->name);
+		for (char *c = under[i]; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		table[n++] = (struct option){ under[i], has_arg, NULL, 256 + (int)i };
+	}
+	nr_sp = kernel_spellings(sp, MAX_SPELLINGS);
+	for (int i = 0; i < nr_sp; i++)
+		table[n++] = (struct option){ sp[i].s->name, sp[i].row->arg ? required_argument :
+					      no_argument, NULL, 256 + (int)(sp[i].row - opts) };
+	return table;
+}
+
+/* A row's --help lines: "  -p, --producers N" then its text from column 27. */
+static void usage_row(FILE *f, const char *name, char short_name, const char *arg,
+		      const char *help)
+{
+	char left[64];
+	const char *line = help, *nl;
+
+	snprintf(left, sizeof(left), "  %c%c%c --%s%s%s", short_name ? '-' : ' ',
+		 short_name ?: ' ', short_name ? ',' : ' ', name, arg ? " " : "", arg ?: "");
+	/* a left part that reaches column 26 keeps two spaces from its text */
+	fprintf(f, "%s%*s", left, strlen(left) < 26 ? 26 - (int)strlen(left) : 2, "");
+	while ((nl = strchr(line, '\n'))) {
+		fprintf(f, "%.*s\n%26s", (int)(nl - line), line, "");
+		line = nl + 1;
+	}
+	fprintf(f, "%s\n", line);
+}
 
 static void cli_spellings(FILE *f);
 
 void cli_usage(FILE *f)
 {
+	struct spelling sp[MAX_SPELLINGS];
+	int nr_sp = kernel_spellings(sp, MAX_SPELLINGS);
+
 	fprintf(f,
 "Usage: ./bench [OPTIONS] BENCHMARK [OPTIONS]\n"
 "       ./bench --from-result FILE [--json FILE] [--label TEXT] [--round N] [-q] [--dry-run]\n"
 "       ./bench -l\n"
-"\n"
-"Global options:\n"
-"  -p, --producers N       producer threads (default 1)\n"
-"  -a, --affinity          pin producer i to CPU i\n"
-"      --prod-affinity SET pin producers to CPUs in SET, e.g. 0-3,6\n"
-"  -w, --warmup SEC        samples dropped from the summary (default 1)\n"
-"  -d, --duration SEC      samples measured (default 5)\n"
-"  -q, --quiet             no per-second lines\n"
-"  -v, --verbose           libbpf and verifier messages\n"
-"      --json FILE         write the result document to FILE\n"
-"      --label TEXT        free text stored in the result (e.g. before/after)\n"
-"      --round N           the run's round in an interleaved series, stored in the\n"
-"                          result: run N of A and of B ran side by side\n"
-"      --trigger T         xdp, raw_tp, fentry, tp (the syscall tracepoint the kernel\n"
-"                          bench uses), or nic: packets arriving on --iface DEV run\n"
-"                          the batch (--batch ops per packet, default 8) on the CPU\n"
-"                          that receives them; no producer threads (default: the row's)\n"
-"      --iface DEV         the interface for --trigger nic\n"
-"      --xdp-action A      nic: drop (default) or pass the packets after the batch\n"
-"      --force             nic: replace an XDP program DEV already has\n"
-"      --loop L            bpf_for or bpf_loop (default: bpf_for where the\n"
-"                          kernel has it)\n"
-"  -l, --list              list benchmarks\n"
-"      --list-options      every option, whether it takes a value, a line each\n"
-"  -h, --help              this text, and every benchmark's defaults\n"
-"      --version           the mapbench revision (git describe) of this build\n"
-"      --contracts         each benchmark's workload and figure (unit, clock); with\n"
-"                          --json FILE, as JSON, with the kernel tools' line shapes\n"
-"      --dry-run           check the benchmark and its options, print the resolved\n"
-"                          plan (the result's params), load nothing\n"
-"      --guest-cpus N      with --dry-run: check the CPUs the options name against a\n"
-"                          machine with CPUs 0..N-1 online (scripts/vmrun's guest),\n"
-"                          not this one; --placement is then left to the guest\n"
-"      --from-result FILE  run the plan an earlier result recorded (its params)\n"
-"      --placement P       pin producers by topology: compact (one LLC's cores first),\n"
-"                          spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)\n"
-"      --perf              cycles, instructions, cache and dTLB misses, task-clock and\n"
-"                          context switches of the producer threads, per operation\n"
-"Map options (each benchmark's defaults are in the table below):\n"
-"      --map TYPE          htab, percpu, lru, lru_percpu, lru_nocommon (an LRU list\n"
-"                          per CPU: BPF_F_NO_COMMON_LRU), rhtab (hash benchmarks)\n"
-"      --key-size N        bytes: hash keys 4..512; LPM: address bytes 4..256\n"
-"                          (4 for IPv4, 16 for IPv6)\n"
-"      --value-size N      bytes\n"
-"      --max-entries N     map capacity (K and M suffixes)\n"
-"      --prefix-len N      LPM prefix length (default: all key bits); several: LO..HI\n"
-"                          (each length equally) or LEN:WEIGHT,... (24:60,16:40)\n"
-"      --nr-entries N      keys prefilled\n"
-"      --no-prealloc       BPF_F_NO_PREALLOC (--prealloc to insist on it)\n"
-"      --map-flags N       BPF_F_* bits added to the map kind's, as the kernel\n"
-"                          bench's --map_flags (decimal or 0x hex)\n"
-"      --keys K            seq or random (a precomputed permutation) walk a key\n"
-"                          array; counter (LPM's default) is the kernel LPM bench's\n"
-"                          cur_key++ %% nr from one counter all CPUs share; index\n"
-"                          (the default of bpf-hashmap-* and htab-mem) makes each id\n"
-"                          in the program from its position, as the kernel's do;\n"
-"                          prandom is the LPM bench's --random (prandom %% nr)\n"
-"      --random            the kernel bench's: --keys prandom on lpm-trie-*, else\n"
-"                          --keys random\n"
-"      --seed N            permutation seed (default 1)\n"
-"      --zipf S            drawn keys (htab-lru-evict): Zipf's exponent S > 0, key\n"
-"                          k drawn in proportion to 1/(k+1)^S (default: uniform)\n"
-"      --hit-ratio R       lookups: the share R (0 to 1) of visited keys that are in\n"
-"                          the map; the rest, spread evenly, are absent (default 1)\n"
-"      --zero-seed         BPF_F_ZERO_SEED: hash maps hash with seed 0, not a random\n"
-"                          one, so every run has the same buckets (scripts/vmrun\n"
-"                          adds it under the icount clock)\n"
-"      --readers N         htab-lookup-update/-delete: producers that look up\n"
-"                          (default 1)\n"
-"      --writers N         ... and that write the same map (default 1); -p, where\n"
-"                          given, is their sum\n"
-"      --machine-readable  also print the kernel's bench_bpf_timing line, RESULT\n"
-"                          scenario=NAME samples=N median=... p99=... (batch times)\n"
-"      --batch-times on|off  record every batch's in-kernel time: percentiles of ns/op\n"
-"                          (default: on, off for the kernel benches' own rows)\n"
-"      --batch N           operations per program run (one that is not a multiple of 8\n"
-"                          runs with bpf_loop, one operation a callback); auto: the\n"
-"                          batch that takes 10 ms, sized in the first warmup second\n"
-"      --all               mem: measure every map type\n"
-"      --flags N           map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
-"                          map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024\n"
-"      --count N           map-perf: events each task times a round, map_perf_test's\n"
-"                          count (default 10000; ./bench map-perf FLAGS TASKS ENTRIES\n"
-"                          COUNT takes map_perf_test's arguments, 0 for a default)\n"
-"      --use-case U        htab-mem: overwrite (default), batch_add_batch_del or\n"
-"                          add_del_on_diff_cpu\n"
-"      --scenario NAME     xdp-lb: the scenario (default tcp-v4-lru-hit); the same\n"
-"                          as --use-case\n"
-"      --list-scenarios    the scenarios (use cases) of the benchmark named\n"
-"      --preallocated      htab-mem's spelling of --prealloc\n"
+"\n");
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		const struct cli_opt *o = &opts[i];
+
+		if (o->kind == KIND_HEADING)
+			fprintf(f, "%s\n", o->help);
+		else if (o->help)
+			usage_row(f, o->name, o->short_name, o->arg, o->help);
+	}
+	for (int i = 0; i < nr_sp; i++)
+		if (sp[i].s->help)
+			usage_row(f, sp[i].s->name, 0, sp[i].s->arg ?: sp[i].row->arg,
+				  sp[i].s->help);
+	fprintf(f,
 "Exit status: 0 ok, 1 usage error, 2 unsupported here, 3 runtime failure or\n"
 "nothing measured, 130/143 interrupted by SIGINT/SIGTERM (samples so far are kept).\n");
 	cli_spellings(f);
 	cli_defaults(f);
 }
 
-/* The kernel bench's underscore spellings, from the option table itself. */
+/* The kernel bench's spellings: the rows' underscore ones and the peers'. */
 static void cli_spellings(FILE *f)
 {
+	const struct option *o;
+
 	fprintf(f, "The kernel bench's spellings are accepted: its benchmark names, and");
-	for (const struct option *o = long_opts; o->name; o++)
-		if (strchr(o->name, '_'))
+	for (o = long_options(); o->name; o++)
+		if (strchr(o->name, '_') && o->val >= 256)
 			fprintf(f, " --%s", o->name);
 	fprintf(f, "\n");
 }
@@ -281,45 +420,24 @@ void cli_list(FILE *f)
 
 void cli_options(FILE *f)
 {
-	for (const struct option *o = long_opts; o->name; o++) {
+	for (const struct option *o = long_options(); o->name; o++) {
+		char short_name = opts[o->val - 256].short_name;
+
 		fprintf(f, "--%s %s", o->name, o->has_arg ? "value" : "flag");
-		if (o->val < 256)
-			fprintf(f, " -%c", o->val);
+		if (short_name)
+			fprintf(f, " -%c", short_name);
 		fputc('\n', f);
 	}
 }
 
-/* A number option in [min, max], or a one-line error naming the option. */
-static int num_opt(const char *name, const char *arg, long min, long max, long *out)
+/* A number in [min, max], or a one-line error naming the option. */
+static int num_opt(const char *name, const char *arg, long long min, long long max,
+		   long long *out)
 {
 	long v = parse_count(arg);
 
 	if (v < min || v > max) {
-		mb_err("--%s takes a number from %ld to %ld, not '%s'", name, min, max, arg);
-		return EXIT_USAGE;
-	}
-	*out = v;
-	return EXIT_OK;
-}
-
-#define NUM(name, min, max, field) do {					\
-	long v_;							\
-	if (num_opt(name, optarg, min, max, &v_))			\
-		return EXIT_USAGE;					\
-	field = v_;							\
-} while (0)
-
-/* A flags word, decimal or 0x hex (the kernel bench reads --map_flags with
- * strtol base 0). */
-static int flags_opt(const char *name, const char *arg, long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end || *arg == '-' || v > UINT32_MAX) {
-		mb_err("--%s takes a 32-bit flags word such as 0x2 or 64, not '%s'", name, arg);
+		mb_err("--%s takes a number from %lld to %lld, not '%s'", name, min, max, arg);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -343,25 +461,155 @@ static int choice(const char *opt, const char *arg, const char *const *names, in
 	return EXIT_USAGE;
 }
 
-#define CHOICE(opt, field, ...) do {						\
-	static const char *const names_[] = { __VA_ARGS__, NULL };		\
-	int v_;									\
-	if (choice(opt, optarg, names_, &v_))					\
-		return EXIT_USAGE;						\
-	field = v_;								\
-} while (0)
+static int parse_producers(struct options *given, const char *name, const char *arg)
+{
+	long long v;
 
-/* The same for a value the row has a default for: marked given. */
-#define NUM_GIVEN(name, min, max, maybe) do {				\
-	long long g_;							\
-	NUM(name, min, max, g_);					\
-	GIVE(maybe, g_);						\
-} while (0)
-#define CHOICE_GIVEN(opt, maybe, ...) do {				\
-	int g_;								\
-	CHOICE(opt, g_, __VA_ARGS__);					\
-	GIVE(maybe, g_);						\
-} while (0)
+	if (num_opt(name, arg, 1, MAX_PRODUCERS, &v))
+		return EXIT_USAGE;
+	given->producers = v;
+	given->producers_given = true;
+	return EXIT_OK;
+}
+
+static int parse_affinity(struct options *given, const char *name, const char *arg)
+{
+	given->nr_prod_cpus = MAX_PRODUCERS;
+	for (int i = 0; i < MAX_PRODUCERS; i++)
+		given->prod_cpus[i] = i;
+	return EXIT_OK;
+}
+
+static int parse_prod_affinity(struct options *given, const char *name, const char *arg)
+{
+	given->nr_prod_cpus = parse_cpuset(arg, given->prod_cpus, MAX_PRODUCERS - 1);
+	if (given->nr_prod_cpus > 0)
+		return EXIT_OK;
+	mb_err("--%s takes a CPU list such as 0-3,6, not '%s'", name, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_xdp_action(struct options *given, const char *name, const char *arg)
+{
+	int pass;
+
+	if (choice(name, arg, NAMES("drop", "pass"), &pass))
+		return EXIT_USAGE;
+	given->xdp_pass = pass;
+	return EXIT_OK;
+}
+
+/* One length, or several: LO..HI or LEN:WEIGHT,... */
+static int parse_prefix_len(struct options *given, const char *name, const char *arg)
+{
+	long long v;
+
+	if (strpbrk(arg, ".:"))
+		return prefix_mix_parse(arg, &given->prefix_mix) ? EXIT_USAGE : EXIT_OK;
+	if (num_opt(name, arg, 0, 2048, &v))
+		return EXIT_USAGE;
+	GIVE(given->prefix_len, v);
+	return EXIT_OK;
+}
+
+static int parse_batch(struct options *given, const char *name, const char *arg)
+{
+	long long v;
+
+	given->batch_auto = !strcmp(arg, "auto");
+	if (given->batch_auto)
+		return EXIT_OK;
+	if (num_opt(name, arg, 1, 1 << 22, &v))
+		return EXIT_USAGE;
+	GIVE(given->batch, v);
+	return EXIT_OK;
+}
+
+/* A flags word, decimal or 0x hex (the kernel bench reads --map_flags with
+ * strtol base 0). */
+static int parse_map_flags(struct options *given, const char *name, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-' || v > UINT32_MAX) {
+		mb_err("--%s takes a 32-bit flags word such as 0x2 or 64, not '%s'", name, arg);
+		return EXIT_USAGE;
+	}
+	GIVE(given->map_flags, v);
+	return EXIT_OK;
+}
+
+static int parse_zipf(struct options *given, const char *name, const char *arg)
+{
+	char *end;
+
+	given->zipf = strtod(arg, &end);
+	if (!*end && end != arg && given->zipf > 0 && given->zipf <= 100)
+		return EXIT_OK;
+	mb_err("--%s takes Zipf's exponent, above 0 and at most 100 (0.99 is a common skew), "
+	       "not '%s'", name, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_hit_ratio(struct options *given, const char *name, const char *arg)
+{
+	char *end;
+
+	given->hit_ratio = strtod(arg, &end);
+	if (!*end && end != arg && given->hit_ratio >= 0 && given->hit_ratio <= 1)
+		return EXIT_OK;
+	mb_err("--%s takes the share of lookups that find their key, from 0 to 1 (0.5: half "
+	       "miss), not '%s'", name, arg);
+	return EXIT_USAGE;
+}
+
+/* The row's value from arg into given (or the action asked). */
+static int apply(const struct cli_opt *o, const char *arg, struct options *given,
+		 enum cli_action *action)
+{
+	void *at = (char *)given + o->at;
+	long long v = 0;
+	int i;
+
+	switch (o->kind) {
+	case KIND_FLAG:
+		*(bool *)at = true;
+		return EXIT_OK;
+	case KIND_SET:
+		GIVE(*(struct maybe *)at, o->min);
+		return EXIT_OK;
+	case KIND_STRING:
+		*(const char **)at = arg;
+		return EXIT_OK;
+	case KIND_ACTION:
+		*action = o->min;
+		return EXIT_OK;
+	case KIND_PARSE:
+		return o->parse(given, o->name, arg);
+	case KIND_HEADING:
+		return EXIT_USAGE;
+	case KIND_NUM:
+	case KIND_GIVEN_NUM:
+		if (num_opt(o->name, arg, o->min, o->max, &v))
+			return EXIT_USAGE;
+		break;
+	case KIND_CHOICE:
+	case KIND_GIVEN_CHOICE:
+		if (choice(o->name, arg, o->names, &i))
+			return EXIT_USAGE;
+		v = i;
+		break;
+	}
+	/* a number or a choice: an int, or a value the row has a default for */
+	if (o->kind == KIND_NUM || o->kind == KIND_CHOICE)
+		*(int *)at = v;
+	else
+		GIVE(*(struct maybe *)at, v);
+	return EXIT_OK;
+}
 
 /* Arguments after the benchmark's name: its kernel tool's own, where its
  * peer takes some (map-perf's FLAGS TASKS ENTRIES COUNT). A name no row
@@ -469,18 +717,38 @@ int cli_scenarios(FILE *f, const char *group)
 	return EXIT_OK;
 }
 
-static bool run_only(int opt)
+/* getopt's short options: ":p:aw:d:qvlh" from the rows. */
+static const char *short_options(void)
 {
-	for (size_t i = 0; i < sizeof(run_only_opts) / sizeof(*run_only_opts); i++)
-		if (run_only_opts[i] == opt)
-			return true;
-	return false;
+	static char list[2 * NR_OPTS + 2] = ":";
+	size_t n = 1;
+
+	if (list[1])
+		return list;
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		if (!opts[i].short_name)
+			continue;
+		list[n++] = opts[i].short_name;
+		if (opts[i].arg)
+			list[n++] = ':';
+	}
+	return list;
+}
+
+/* The row getopt's c stands for: 256 + its index, or its short name. */
+static const struct cli_opt *row_of(int c)
+{
+	if (c >= 256 && c < 256 + (int)NR_OPTS)
+		return &opts[c - 256];
+	for (size_t i = 0; c > 0 && c < 256 && i < NR_OPTS; i++)
+		if (opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
 }
 
 int cli_parse(int argc, char **argv, struct options *given, enum cli_action *action)
 {
 	bool workload_opts = false;
-	char *end;
 	int c;
 
 	options_init(given);
@@ -489,116 +757,20 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 	*action = CLI_RUN;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:aw:d:qvlh", long_opts, NULL)) != -1) {
-		workload_opts |= !run_only(c);
-		switch (c) {
-		case 'p':
-			NUM("producers", 1, MAX_PRODUCERS, given->producers);
-			given->producers_given = true;
-			break;
-		case 'w': NUM("warmup", 0, 3600, given->warmup); break;
-		case 'd': NUM("duration", 1, 86400, given->duration); break;
-		case 'a':
-			given->nr_prod_cpus = MAX_PRODUCERS;
-			for (int i = 0; i < MAX_PRODUCERS; i++)
-				given->prod_cpus[i] = i;
-			break;
-		case OPT_PROD_AFFINITY:
-			given->nr_prod_cpus = parse_cpuset(optarg, given->prod_cpus, MAX_PRODUCERS - 1);
-			if (given->nr_prod_cpus <= 0) {
-				mb_err("--prod-affinity takes a CPU list such as 0-3,6, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q': given->quiet = true; break;
-		case 'v': given->verbose = true; break;
-		case 'l': *action = CLI_LIST; break;
-		case OPT_CONTRACTS: *action = CLI_CONTRACTS; break;
-		case OPT_VERSION: *action = CLI_VERSION; break;
-		case OPT_LIST_OPTIONS: *action = CLI_OPTIONS; break;
-		case OPT_DRY_RUN: given->dry_run = true; break;
-		case OPT_GUEST_CPUS: NUM("guest-cpus", 1, 4096, given->guest_cpus); break;
-		case OPT_FROM_RESULT: given->from_result = optarg; break;
-		case OPT_PERF: given->perf = true; break;
-		case OPT_MACHINE_READABLE: given->machine_readable = true; break;
-		/* Names in enum placement order. */
-		case OPT_PLACEMENT:
-			CHOICE("placement", given->placement, "none", "compact", "spread-llc",
-			       "spread-node", "smt-pairs");
-			break;
-		case 'h': *action = CLI_HELP; break;
-		case OPT_JSON: given->json_path = optarg; break;
-		case OPT_LABEL: given->label = optarg; break;
-		case OPT_ROUND: NUM("round", 1, 1 << 30, given->round); break;
-		/* Names in enum order. */
-		case OPT_TRIGGER: CHOICE_GIVEN("trigger", given->trigger, "xdp", "raw_tp", "fentry", "nic", "tp"); break;
-		case OPT_IFACE: given->iface = optarg; break;
-		case OPT_XDP_ACTION: CHOICE("xdp-action", given->xdp_pass, "drop", "pass"); break;
-		case OPT_FORCE: given->force = true; break;
-		case OPT_MAP: given->map_name = optarg; break;
-		case OPT_KEY_SIZE: NUM_GIVEN("key-size", 1, 1 << 20, given->key_size); break;
-		case OPT_VALUE_SIZE: NUM_GIVEN("value-size", 1, 1 << 20, given->value_size); break;
-		case OPT_MAX_ENTRIES: NUM_GIVEN("max-entries", 1, 1L << 31, given->max_entries); break;
-		case OPT_NR_ENTRIES: NUM_GIVEN("nr-entries", 0, 1L << 31, given->nr_entries); break;
-		case OPT_NO_PREALLOC: GIVE(given->prealloc, 0); break;
-		case OPT_PREALLOC: GIVE(given->prealloc, 1); break;
-		/* the kernel bench's --random: LPM's prandom, else a permutation (plan.c) */
-		case OPT_RANDOM: GIVE(given->keys, KEYS_PRANDOM); break;
-		case OPT_KEYS: CHOICE_GIVEN("keys", given->keys, "seq", "random", "counter", "index",
-				      "prandom"); break;
-		case OPT_LOOP: CHOICE_GIVEN("loop", given->loop, "auto", "bpf_for", "bpf_loop"); break;
-		case OPT_ALL: given->all = true; break;
-		case OPT_USE_CASE: given->use_case = optarg; break;
-		case OPT_LIST_SCENARIOS: *action = CLI_SCENARIOS; break;
-		case OPT_PREFIX_LEN:
-			if (!strpbrk(optarg, ".:"))
-				NUM_GIVEN("prefix-len", 0, 2048, given->prefix_len);
-			else if (prefix_mix_parse(optarg, &given->prefix_mix))
-				return EXIT_USAGE;
-			break;
-		case OPT_SEED: NUM_GIVEN("seed", 0, UINT32_MAX, given->seed); break;
-		case OPT_ZERO_SEED: GIVE(given->zero_seed, 1); break;
-		case OPT_BATCH:
-			given->batch_auto = !strcmp(optarg, "auto");
-			if (!given->batch_auto)
-				NUM_GIVEN("batch", 1, 1 << 22, given->batch);
-			break;
-		case OPT_FLAGS: NUM_GIVEN("flags", 1, INT32_MAX, given->flags); break;
-		case OPT_COUNT: NUM_GIVEN("count", 1, INT32_MAX, given->count); break;
-		case OPT_READERS: NUM_GIVEN("readers", 1, MAX_PRODUCERS, given->readers); break;
-		case OPT_WRITERS: NUM_GIVEN("writers", 1, MAX_PRODUCERS, given->writers); break;
-		case OPT_BATCH_TIMES: CHOICE_GIVEN("batch-times", given->batch_times, "off", "on"); break;
-		case OPT_ZIPF:
-			given->zipf = strtod(optarg, &end);
-			if (*end || end == optarg || !(given->zipf > 0 && given->zipf <= 100)) {
-				mb_err("--zipf takes Zipf's exponent, above 0 and at most 100 (0.99 is "
-				       "a common skew), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_HIT_RATIO:
-			given->hit_ratio = strtod(optarg, &end);
-			if (*end || end == optarg || !(given->hit_ratio >= 0 && given->hit_ratio <= 1)) {
-				mb_err("--hit-ratio takes the share of lookups that find their key, "
-				       "from 0 to 1 (0.5: half miss), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_MAP_FLAGS: {
-			long long f;
+	while ((c = getopt_long(argc, argv, short_options(), long_options(), NULL)) != -1) {
+		const struct cli_opt *o = row_of(c);
 
-			if (flags_opt("map_flags", optarg, &f))
-				return EXIT_USAGE;
-			GIVE(given->map_flags, f);
-			break;
-		}
-		case ':':
+		if (c == ':') {
 			mb_err("option '%s' needs a value; see ./bench --help", argv[optind - 1]);
 			return EXIT_USAGE;
-		default:
+		}
+		if (!o) {
 			mb_err("unknown option '%s'; see ./bench --help", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+		workload_opts |= !o->run_only;
+		if (apply(o, optarg, given, action))
+			return EXIT_USAGE;
 	}
 	if (*action == CLI_SCENARIOS && optind >= argc) {
 		mb_err("--list-scenarios lists a benchmark's: ./bench xdp-lb --list-scenarios");

@@ -33,6 +33,15 @@ struct kernel_line {
 #define PER_TASK_LINE { "per-task", "^(?P<cpu>\\d+):(?P<name>\\w+(?: [\\w-]+)?) (?P<v>\\d+) " \
 			"(?P<what>events|lookups) per sec$" }
 
+/* A kernel bench's own name for one of our options (htab-mem's
+ * --preallocated for --prealloc), accepted for every benchmark. */
+struct kernel_spelling {
+	const char *name;
+	const char *option;		/* the option it spells, by its name */
+	const char *help;		/* its --help text (NULL: none) */
+	const char *arg;		/* its value's name there (NULL: the option's) */
+};
+
 struct kernel_bench {
 	/* The lines the kernel bench prints after its Summary, in its format
 	 * and with its aggregation, into buf one per line; how many. */
@@ -60,6 +69,8 @@ struct kernel_bench {
 	int (*arguments)(struct options *given, int n, char **args);
 	/* The shape of the lines final_lines prints (name NULL: none of its own). */
 	struct kernel_line line;
+	/* Its spellings of our options, ending in one without a name. */
+	const struct kernel_spelling *spellings;
 };
 
 /* Every kernel bench's line shape, and the Summary's, once each by name,

@@ -71,6 +71,8 @@ const struct kernel_bench kernel_hashmap_lookup = {
 	.line = { "cpu-lookup", "^\\s*cpu(?P<cpu>\\d+):\\s*lookup\\s+(?P<v>[\\d.]+)M\\s*(?:\u00b1|\\+-)" },
 	.key_word = lookup_key_word,
 	.shared_key = true,
+	/* its --nr_loops: lookups per program run */
+	.spellings = (const struct kernel_spelling[]){ { "nr_loops", "batch" }, {} },
 };
 
 const struct kernel_bench kernel_hashmap_full_update = {

@@ -27,4 +27,7 @@ const struct kernel_bench kernel_bpf_timing = {
 	.line = { "timing", "^(?P<name>[\\w.-]+): median (?P<median>[\\d.]+) ns/op, stddev "
 			    "(?P<stddev>[\\d.]+), p99 (?P<p99>[\\d.]+) \\((?P<samples>\\d+) samples\\)$" },
 	.times_batches = true,
+	.spellings = (const struct kernel_spelling[]){
+		{ "scenario", "use-case", "xdp-lb: the scenario (default tcp-v4-lru-hit); the same\n"
+					  "as --use-case", "NAME" }, {} },
 };

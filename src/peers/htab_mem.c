@@ -26,4 +26,6 @@ const struct kernel_bench kernel_htab_mem = {
 	.final_lines = htab_mem_line,
 	.line = { "per-prod-op", "^\\s*Summary:\\s*per-prod-op\\s+(?P<v>[\\d.]+)\\s*(?:\u00b1|\\+-)"
 			       "\\s*[\\d.]+\\s*k/s" },
+	.spellings = (const struct kernel_spelling[]){
+		{ "preallocated", "prealloc", "htab-mem's spelling of --prealloc" }, {} },
 };

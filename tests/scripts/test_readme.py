@@ -52,6 +52,20 @@ def test_help_and_docs_name_the_same_options():
     assert helped == table, (helped - table, table - helped)
 
 
+def test_help_lists_every_option_the_parser_takes():
+    """--help, --list-options and the spellings line come from one table:
+    every option the parser takes is helped, or is a kernel spelling named
+    on the spellings line; the spelling --prealloc is the one said in
+    --no-prealloc's line."""
+    text = help_text()
+    helped = set(re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", text, re.M))
+    spelled = set(re.search(r"spellings are accepted: its benchmark names, and (.*)", text)[1]
+                  .split())
+    listed = {line.split()[0] for line in run_bench("--list-options").stdout.splitlines()}
+    assert listed - helped - spelled == {"--prealloc"} and "(--prealloc to" in text
+    assert helped <= listed and spelled <= listed
+
+
 def test_help_docs_and_errors_give_the_same_key_sizes():
     line = next(x for x in help_text().splitlines() if x.strip().startswith("--key-size"))
     row = next(x for x in BENCH_DOC.read_text().splitlines() if x.startswith("| --key-size"))

@@ -63,6 +63,11 @@ static void kernel_bench_spellings(void **state)
 	assert_string_equal(cfg.bench->name, "htab-mem-overwrite");
 	assert_int_equal(parse(&cfg, &a, "bench htab-mem --use-case add_del_on_diff_cpu"), EXIT_OK);
 	assert_string_equal(cfg.bench->name, "htab-mem-add_del_on_diff_cpu");
+	/* the peers' own words: htab-mem's and xdp-lb's */
+	assert_int_equal(parse(&cfg, &a, "bench htab-mem --preallocated"), EXIT_OK);
+	assert_int_equal(OR(cfg.prealloc, -1), 1);
+	assert_int_equal(parse(&cfg, &a, "bench xdp-lb --scenario tcp-v4-ch"), EXIT_OK);
+	assert_string_equal(cfg.bench->name, "xdp-lb-tcp-v4-ch");
 }
 
 static void options_anywhere(void **state)
