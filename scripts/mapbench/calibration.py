@@ -12,14 +12,11 @@ Two questions, two answers:
     miss. Fitted on seed 004's rows (one machine); seed 002's LPM rows, from
     another machine, are shown against that fit, not fitted.
 """
-import json
-from pathlib import Path
-
 import numpy as np
 from scipy.optimize import nnls
 
-from . import cachemodel
-from .model import InputError
+from . import cachemodel, results
+from .model import InputError, model_of
 
 # Seed 004 (rhtab cover letter), LOOKUP at nr = max, single producer, M events/s:
 # (map, key bytes, max entries) -> figure.
@@ -37,10 +34,10 @@ SEED_002 = {"lpm-trie-lookup": 134.710, "lpm-trie-update": 378.310,
 FEATURES = ("insns", "L2 hits", "LLC hits", "memory")
 
 
-def hardware_ns(doc):
+def hardware_ns(run):
     """The seed's ns/op for this run's configuration, and its row name; None
     where the seeds have no figure for it."""
-    p, bench = doc["params"], doc["benchmark"]
+    p, bench = run.params, run.benchmark
     if bench == "bpf-hashmap-lookup" and p["nr_entries"] == p["max_entries"]:
         key = (p["map"], p["key_size"], p["max_entries"])
         if key in SEED_004:
@@ -56,14 +53,12 @@ def rows(folder):
     (a row's first run: one the suite runs twice counts once), and the names
     of the machines they were modelled on."""
     out, machines, seen = [], set(), set()
-    for path in sorted(Path(folder).glob("*/run-*.json")):
-        doc = json.loads(path.read_text())
-        hw = hardware_ns(doc)
-        counts = (doc.get("model") or {}).get("per_op")
-        if hw and counts and hw[1] not in seen:
+    for run in results.load_path(folder, pool_boots=False):
+        hw = hardware_ns(run)
+        if hw and run.counted and hw[1] not in seen:
             seen.add(hw[1])
-            out.append((hw[1], hw[0], counts, doc["benchmark"] == "bpf-hashmap-lookup"))
-            machines.add(doc["model"]["machine"])
+            out.append((hw[1], hw[0], run.counted, run.benchmark == "bpf-hashmap-lookup"))
+            machines.add(model_of(run.env))
     return out, machines
 
 

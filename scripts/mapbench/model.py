@@ -182,6 +182,7 @@ class Run:
     runs: int = 1                   # ./bench runs behind it (a guest boot's, pooled)
     round: int = None               # its round in an interleaved series, or None
     profile: list = field(default_factory=list)  # the cache model's per-function rows, per op
+    counted: dict = field(default_factory=dict)  # the cache model's counts per op, all of them
 
     def key(self, ignore=()):
         """The group the run belongs to; the parameters in ignore take no part."""

@@ -139,7 +139,8 @@ def _runs_of(doc, source):
     return [Run(source, doc["benchmark"], params, metrics, env, dur, units,
                 cv if cv is not None else math.nan, per_producer=per_producer(doc, measured),
                 directions={"figure": figure_direction(figure["unit"])},
-                round=env.get("round"), profile=(doc.get("model") or {}).get("profile") or [])]
+                round=env.get("round"), profile=(doc.get("model") or {}).get("profile") or [],
+                counted=counted)]
 
 
 def add_miss_ratios(metrics, counted, units, machine):
@@ -171,6 +172,34 @@ def per_producer(doc, measured):
         ns = sum(s["producers"][i]["ns"] for s in measured)
         out.append(ops / ns * 1e3 if ns else math.nan)
     return out
+
+
+def status_of(path):
+    """A result file's status (complete, failed, ...), None where there is no
+    readable one: what a resumed suite needs of a run it finds."""
+    try:
+        return json.loads(Path(path).read_text()).get("status")
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def figure_text(doc):
+    """A result document's figure ("8.123 M ops/s throughput"), or its status
+    and reason: a progress line's."""
+    if doc["status"] != "complete":
+        return doc["status"] + (f": {doc['reason']}" if doc.get("reason") else "")
+    if "memory" in doc:
+        return "complete"
+    f = doc["summary"]["figure"]
+    return f"{f['mean']:.3f} {figure_unit(f['unit'], f['name'])}"
+
+
+def file_figure_text(path):
+    """figure_text of the result file at path, or "no result written"."""
+    try:
+        return figure_text(json.loads(Path(path).read_text()))
+    except (OSError, KeyError, TypeError, json.JSONDecodeError):
+        return "no result written"
 
 
 def load_path(path, pool_boots=True):

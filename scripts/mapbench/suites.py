@@ -121,30 +121,6 @@ def run_file(label_dir, cid, r):
     return label_dir / cid / f"run-{r + 1}.json"
 
 
-def status_of(path):
-    try:
-        return json.loads(path.read_text()).get("status")
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 def fmt_time(s):
     s = int(round(s))
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
-def doc_figure_text(doc):
-    """A result's figure ("8.123 M ops/s throughput"), or its status and reason."""
-    if doc["status"] != "complete":
-        return doc["status"] + (f": {doc['reason']}" if doc.get("reason") else "")
-    if "memory" in doc:
-        return "complete"
-    f = doc["summary"]["figure"]
-    return f"{f['mean']:.3f} {model.figure_unit(f['unit'], f['name'])}"
-
-
-def figure_text(path):
-    try:
-        return doc_figure_text(json.loads(path.read_text()))
-    except (OSError, KeyError, TypeError, json.JSONDecodeError):
-        return "no result written"

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import run_script
 from test_analysis import result_doc
+from test_clock import ICOUNT
 
 from mapbench import cachemodel, calibration, qemu10, results
 from mapbench.cachemodel import Machine
@@ -212,9 +213,10 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
                   "llc_misses": llc}
         ns = float(np.array(cachemodel.cost_terms(counts)) @ truth)
         calibration.SEED_004[(m, key, size)] = 1e3 / ns
-        doc = {"benchmark": "bpf-hashmap-lookup",
-               "params": {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
-               "model": {"machine": "zen4", "per_op": counts}}
+        doc = result_doc("bpf-hashmap-lookup", [1.0],
+                         {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
+                         env={"vm": dict(ICOUNT["vm"], model={"name": "zen4"})})
+        doc["model"] = {"machine": "zen4", "per_op": counts}
         (tmp_path / f"c{i}").mkdir()
         (tmp_path / f"c{i}" / "run-1.json").write_text(json.dumps(doc))
     found, machines = calibration.rows(tmp_path)

@@ -212,7 +212,7 @@ def test_a_sweep_over_three_points_end_to_end(root, tmp_path):
 def test_the_progress_line_names_the_figure_once():
     doc = {"status": "complete", "summary": {"figure": {
         "mean": 3.25, "unit": "M events/s", "name": "events per producer"}}}
-    assert suites.doc_figure_text(doc) == "3.250 M events/s per producer"
+    assert results.figure_text(doc) == "3.250 M events/s per producer"
 
 
 def test_ctrl_c_while_a_run_starts_is_an_interruption(tmp_path, monkeypatch):

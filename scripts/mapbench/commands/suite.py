@@ -69,8 +69,8 @@ import time
 from pathlib import Path
 
 from .. import cli, model, output, results, verdict
-from ..suites import (SUITES, configurations, sweep_suite, figure_text, fmt_time, load_suite, plan,
-                      run_file, status_of)
+from ..suites import (SUITES, configurations, sweep_suite, fmt_time, load_suite, plan,
+                      run_file)
 from ..peer import Peer, figure_text as peer_figure_text
 from ..paths import PY, ROOT, SCRIPTS
 import numpy as np
@@ -201,7 +201,7 @@ def cmd_run(args, suite=None):
     prepare_folder(label_dir, settings_of(suite, warmup, duration), args.fresh)
     runs = args.runs or suite["runs"]
     todo = plan(configurations(suite), runs, args.order, args.seed)
-    done = [t for t in todo if status_of(run_file(label_dir, t[1], t[0])) in FINISHED]
+    done = [t for t in todo if results.status_of(run_file(label_dir, t[1], t[0])) in FINISHED]
     if done:
         print(f"Resuming {label_dir}: {len(done)} of {len(todo)} runs already finished, kept")
     left = [t for t in todo if t not in done]
@@ -227,7 +227,7 @@ def cmd_run(args, suite=None):
                 peer_text = "; " + run_peer(args.kernel_src, argv,
                                             peer_dir / cid / f"run-{r + 1}.log", warmup, duration)
             eta = sum(took) / len(took) * (len(left) - i - 1)
-            print(f" {figure_text(path)}{peer_text} (elapsed "
+            print(f" {results.file_figure_text(path)}{peer_text} (elapsed "
                   f"{fmt_time(time.monotonic() - start)}, ETA {fmt_time(eta)})", flush=True)
             if rc not in (0, 2) and err.strip():
                 print(f"    {err.strip().splitlines()[-1]}")

@@ -12,11 +12,11 @@ import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from .. import cachemodel
+from .. import cachemodel, results
 from ..cli import EXIT_INPUT
 from ..model import InputError
 from ..peer import figure_text as peer_figure_text
-from ..suites import doc_figure_text, fmt_time
+from ..suites import fmt_time
 from .initramfs import is_peer, make_initramfs
 from .qemu import (ICOUNT_SHIFT, PROBE_CACHE, kernel_cmdline, layout_draw, qemu_argv,
                    topology_record)
@@ -136,7 +136,7 @@ class Console:
             doc = plan.store(self.k, name, got[name], self.vm,
                              counts.new_lines() if counts else (), self.symbols)
             self.stored.add(name)
-            text = doc_figure_text(doc)
+            text = results.figure_text(doc)
         text += " [icount]" if plan.clock == "icount" else ""
         if not is_peer(name) and (rc not in ("0", "2") or name not in got):
             self.failed.add(name)
