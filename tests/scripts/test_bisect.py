@@ -162,3 +162,18 @@ def test_two_bisections_build_at_once(tmp_path):
         kbuild.HELD.pop().close()
         for src in (one, two):
             (TREES / f"{kbuild.tree_name(src)}.lock").unlink(missing_ok=True)
+
+
+def test_a_step_starts_from_a_build_with_todays_fragment(tmp_path):
+    """Rebuilding a kernel whose fragment changed recompiles what the
+    fragment touched (minutes); starting from a kernel already built with
+    today's fragment recompiles what the commits changed (about a minute)."""
+    fragment = hashlib.sha256(kbuild.FRAGMENT.read_bytes()).hexdigest()
+    for i, (name, sha) in enumerate((("new", fragment), ("old", "0" * 64))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kbuild.json").write_text(
+            json.dumps({"config_fragment": {"sha256": sha}}))
+        (tmp_path / name / "bzImage").write_bytes(b"")
+        os.utime(tmp_path / name / "bzImage", (1000 + i, 1000 + i))   # old is the newer
+    assert bisect.nearest_build(tmp_path, "x").name == "new"
+    assert bisect.nearest_build(tmp_path, "new").name == "old"

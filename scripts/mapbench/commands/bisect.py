@@ -103,10 +103,12 @@ def figure_of(folder, metric):
 
 
 def nearest_build(kernels, but):
-    """The build made last, to start the next from (any will do: kbuild
-    relocates a copy and rebuilds only what differs)."""
+    """The build to start the next from: the last one made with today's
+    config fragment (kbuild relocates a copy and rebuilds only what the
+    commits changed), else the last one made."""
     built = [d for d in kernels.glob("*") if (d / "bzImage").exists() and d.name != but]
-    return max(built, key=lambda d: (d / "bzImage").stat().st_mtime, default=None)
+    return max(built, key=lambda d: (up_to_date(d), (d / "bzImage").stat().st_mtime),
+               default=None)
 
 
 def measure(state, sha):
@@ -120,8 +122,10 @@ def measure(state, sha):
         return found
     shutil.rmtree(where_to, ignore_errors=True)
     if not up_to_date(out):
-        # a stale kernel is rebuilt where it is: only what the fragment touched
-        base = None if (out / ".config").exists() else nearest_build(f["kernels"], short)
+        # a stale kernel starts again from an up-to-date one (what the commits
+        # changed is rebuilt), else where it is (what the fragment touched)
+        base = nearest_build(f["kernels"], short)
+        base = None if (out / ".config").exists() and not (base and up_to_date(base)) else base
         build = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(f["src"]),
                                 "--out", str(out), *(["--from", str(base)] if base else [])])
         if build.returncode == cli.EXIT_INTERRUPTED:
