@@ -33,8 +33,8 @@ def fake_tree(tmp_path):
     (src / "Makefile").write_text("# not a real kernel\n")
     (src / "kernel" / "bpf" / "hashtab.c").write_text("int x;\n")
     yield src
-    for copy in (ROOT / "build" / "kernel" / "tree").glob(f"{src.name}-*"):
-        shutil.rmtree(copy)
+    for made in (ROOT / "build" / "kernel" / "tree").glob(f"{src.name}-*"):   # copy and lock
+        shutil.rmtree(made) if made.is_dir() else made.unlink()
 
 
 @pytest.mark.parametrize("args, says", [

@@ -50,17 +50,16 @@ def history_tree(tmp_path):
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     label = f"t{uuid.uuid4().hex[:8]}"
     f = bisect.folders(label)
-    trees_before = set(TREES.glob("*"))
     shas = [commit(tree, i) for i in range(9)]
     for i, sha in enumerate(shas):
         if i != 3:
-            write_set(results_for(label, ["htab-lookup"]) / sha[:12], "htab-lookup", [5.0 if i < 6 else 4.95],
-                      env=dict(ICOUNT, kernel_release=f"7.2.13-{i}"))
+            write_set(results_for(label, ["htab-lookup"]) / sha[:12], "htab-lookup",
+                      [5.0 if i < 6 else 4.95], env=dict(ICOUNT, kernel_release=f"7.2.13-{i}"))
     yield tree, shas, label, f
     shutil.rmtree(f["results"], ignore_errors=True)
     shutil.rmtree(f["work"], ignore_errors=True)
     subprocess.run(["git", "-C", str(tree), "worktree", "prune"], check=True)
-    for made in set(TREES.glob("*")) - trees_before:
+    for made in TREES.glob(f"{kbuild.tree_name(f['src'])}*"):     # kbuild's copy and lock
         shutil.rmtree(made, ignore_errors=True) if made.is_dir() else made.unlink()
 
 
