@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The benchmark interface: a benchmark is a row of the table in registry.c
- * (its whole contract), the command line gives options, plan_resolve()
+/* The benchmark interface: a benchmark is a row of the table (registry.c's
+ * own rows, a kernel bench's in its peer file: its whole contract), the command line gives options, plan_resolve()
  * (plan.c) turns both into one read-only plan, and a family implements
  * check/setup/run/measure/teardown against that plan. */
 #ifndef MAPBENCH_BENCH_H
@@ -177,7 +177,7 @@ struct family {
 };
 
 /* A benchmark is its contract: every default and choice of its workload is
- * in its row of the table in registry.c, and nowhere else. */
+ * in its row of the table, and nowhere else. */
 struct bench {
 	const char *name;
 	const char *aliases[3];		/* e.g. the kernel selftests bench's names */
@@ -266,6 +266,19 @@ struct run {
 	double calibration_per_op_ns;
 };
 
+/* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
+struct units {
+	double tput, lat;	/* multipliers from M ops/s and ns */
+	const char *tput_unit, *lat_unit;
+};
+
+static inline struct units units_of(const struct run *run)
+{
+	if (run->plan->bench->family->slow)
+		return (struct units){ 1e3, 1e-6, "K", "ms" };
+	return (struct units){ 1, 1, "M", "ns" };
+}
+
 /* A JSON number, or null for a figure that is not one (NAN: not measured). */
 static inline json_t *json_num(double v)
 {
@@ -275,8 +288,12 @@ static inline json_t *json_num(double v)
 /* Add a caveat to the run's output and result. */
 void run_warn(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-extern const struct bench benches[];
-extern const int nr_benches;
+/* Every row, in the order -l lists them: registry.c's own, then each
+ * kernel bench's from its peer file (rows.h: BENCH_ROWS). */
+extern const struct bench *benches;
+extern int nr_benches;
+/* Join a table of n rows to benches, at place (before main() runs). */
+void bench_rows_add(const struct bench *rows, int n, int place);
 /* The row by name or alias, or within a group by use case (NULL: the
  * group's first row). */
 const struct bench *bench_find(const char *name, const char *use_case);
@@ -289,12 +306,6 @@ const char *bench_flags_list(const char *name, char *buf, int len);
  * values up by name through these). */
 const char *trigger_name(int kind);
 const char *loop_name(int kind);
-
-/* The loop a run used: the one its family resolved, else the plan's. */
-static inline const char *run_loop_name(const struct run *run)
-{
-	return run->loop ? run->loop : loop_name(run->plan->loop);
-}
 
 /* One line on stderr, prefixed "mapbench: ". */
 void mb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -11,6 +11,7 @@
 #include "env.h"
 #include "sysfs.h"
 #include "topology.h"
+#include "trigger.h"
 
 #ifndef MAPBENCH_REV
 #define MAPBENCH_REV "unknown"

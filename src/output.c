@@ -9,13 +9,6 @@
 #include "peer.h"
 #include "trigger.h"
 
-struct units units_of(const struct run *run)
-{
-	if (run->plan->bench->family->slow)
-		return (struct units){ 1e3, 1e-6, "K", "ms" };
-	return (struct units){ 1, 1, "M", "ns" };
-}
-
 void output_setup(const struct run *run)
 {
 	const struct plan *c = run->plan;

@@ -5,13 +5,6 @@
 #include "sampler.h"
 #include "stats.h"
 
-/* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */
-struct units {
-	double tput, lat;	/* multipliers from M ops/s and ns */
-	const char *tput_unit, *lat_unit;
-};
-struct units units_of(const struct run *run);
-
 void output_setup(const struct run *run);
 /* The lines a run prints as it goes (struct progress). */
 extern const struct progress text_progress;

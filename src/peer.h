@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What makes a benchmark the kernel selftests bench's beyond its row's data:
- * the lines it prints after its Summary and the keys its program builds. One
- * file per kernel bench in src/peers/, as the kernel has one per bench in
- * tools/testing/selftests/bpf/benchs/; a row that carries a kernel bench's
- * name points at its peer (its trigger, loop, figure and sizes are the
- * row's data). The engine calls what a peer has and never asks which bench
- * it runs. */
+ * the lines it prints after its Summary, the keys its program builds, its
+ * words for our options and its tool's arguments. One file per kernel bench
+ * in src/peers/, as the kernel has one per bench in
+ * tools/testing/selftests/bpf/benchs/, holding its rows too (their trigger,
+ * loop, figure and sizes are data), each pointing at its peer. The engine
+ * calls what a peer has and never asks which bench it runs. */
 #ifndef MAPBENCH_PEER_H
 #define MAPBENCH_PEER_H
 #include <stdbool.h>
@@ -84,13 +84,8 @@ static inline int peer_cpu_of(const struct plan *plan, int p)
 	return plan->nr_prod_cpus ? plan->prod_cpus[p] : p;
 }
 
-extern const struct kernel_bench kernel_htab_mem;		/* and rhtab-mem */
-extern const struct kernel_bench kernel_hashmap_lookup;	/* bpf-(r)hashmap-lookup */
-extern const struct kernel_bench kernel_hashmap_full_update;	/* bpf-(r)hashmap-full-update */
-extern const struct kernel_bench kernel_lpm_trie;		/* lpm-trie noop .. update */
-extern const struct kernel_bench kernel_lpm_trie_resets;	/* lpm-trie insert, delete, free */
-extern const struct kernel_bench kernel_map_perf_test;		/* samples/bpf map_perf_test */
-extern const struct kernel_bench kernel_bpf_timing;	/* bpf-nop, xdp-lb (7.3) */
+/* The timing library's: bpf-nop's (bpf_timing.c) and xdp-lb's (xdp_lb.c). */
+extern const struct kernel_bench kernel_bpf_timing;
 
 /* The name the kernel's timing library prints a run's figures under: the
  * scenario (the use case) of a row of a group, as xdp-lb's, else the

@@ -34,6 +34,11 @@ const char *loop_name(int kind)
 	return names[kind];
 }
 
+const char *run_loop_name(const struct run *run)
+{
+	return run->loop ? run->loop : loop_name(run->plan->loop);
+}
+
 static struct bpf_program *pick(struct bpf_object *obj, const char *base, bool use_for)
 {
 	char name[32];

@@ -55,5 +55,7 @@ int xdp_test_run(struct bpf_program *prog, int prod);
 /* One batch for producer prod through the configured trigger; 0 or -errno. */
 int trigger_fire(const struct trigger_state *t, int prod);
 void trigger_detach(struct trigger_state *t);
+/* The loop a run used: the one its family resolved, else the plan's. */
+const char *run_loop_name(const struct run *run);
 
 #endif

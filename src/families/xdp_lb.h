@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The xdp-lb family: the selftests bench's XDP load balancer (linux 7.3)
- * on one scenario's packet. A scenario is a row's data (registry.c). */
+ * on one scenario's packet. A scenario is a row's data (src/peers/xdp_lb.c). */
 #ifndef MAPBENCH_XDP_LB_H
 #define MAPBENCH_XDP_LB_H
 #include <stdbool.h>

@@ -7,6 +7,7 @@
 #include "peer.h"
 #include "sampler.h"
 #include "stats.h"
+#include "rows.h"
 
 /* bpf-hashmap-lookup: per producer, the events/s of its last 32 runs (or
  * fewer), mean ± 2 sd, and their mean length. */
@@ -66,7 +67,7 @@ static int full_update_lines(const struct run *run, const struct samples *s,
 	return lines;
 }
 
-const struct kernel_bench kernel_hashmap_lookup = {
+static const struct kernel_bench kernel_hashmap_lookup = {
 	.final_lines = lookup_lines,
 	.line = { "cpu-lookup", "^\\s*cpu(?P<cpu>\\d+):\\s*lookup\\s+(?P<v>[\\d.]+)M\\s*(?:\u00b1|\\+-)" },
 	.key_word = lookup_key_word,
@@ -75,7 +76,44 @@ const struct kernel_bench kernel_hashmap_lookup = {
 	.spellings = (const struct kernel_spelling[]){ { "nr_loops", "batch" }, {} },
 };
 
-const struct kernel_bench kernel_hashmap_full_update = {
+static const struct kernel_bench kernel_hashmap_full_update = {
 	.final_lines = full_update_lines,
 	.line = PER_TASK_LINE,
 };
+
+/* The kernel's bpf-hashmap-* run from fentry on getpgid, with bpf_loop; where
+ * fentry is refused, from the getpgid tracepoint, with a warning. */
+#define HASHMAP_BENCH .trigger = TRIGGER_FENTRY, .trigger_fallback = TRIGGER_TP, \
+	.loop = LOOP_BPF_LOOP, .figure = FIG_EVENTS_PER_PROD, .keys = KEYS_INDEX
+/* Races between CPUs on the shared key make some lookups miss at -p > 1;
+ * the kernel's loop then skips the rest of that pass (and counts it). */
+#define HASHMAP_LOOKUP_WORKLOAD "keys 1..nr (id = position + 1, made in the program), key " \
+	"words past the first i x 2654435761, in order from key 1 every run, in one key " \
+	"buffer all CPUs write; batch floor(1M / nr) x nr"
+
+static const struct bench bpf_hashmap_rows[] = {
+	{ .name = "bpf-hashmap-lookup", HTAB, .op = MB_OP_LOOKUP, .walk = &walk_from_first,
+	  .nr_entries = 500, .batch = 1000000, HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
+	  .help = "the kernel's bpf-hashmap-lookup: lookups of keys 1..nr, M events/s per producer",
+	  .workload = HASHMAP_LOOKUP_WORKLOAD },
+	{ .name = "bpf-hashmap-full-update", .aliases = { "htab-full-update" }, HTAB,
+	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
+	  .kernel = &kernel_hashmap_full_update,
+	  .help = "the kernel's bpf-hashmap-full-update: updates that find the map full (E2BIG)",
+	  .workload = "prealloc map filled to max; producer p updates absent key max+p, BPF_ANY: "
+		      "E2BIG expected" },
+	/* The kernel's rhtab names: the same workloads on BPF_MAP_TYPE_RHASH,
+	 * which is never preallocated (the kernel's rhtab-mem refuses
+	 * --preallocated, as mapbench does). */
+	{ .name = "bpf-rhashmap-lookup", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
+	  .op = MB_OP_LOOKUP, .walk = &walk_from_first, .nr_entries = 500, .batch = 1000000,
+	  HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
+	  .help = "the kernel's bpf-rhashmap-lookup: bpf-hashmap-lookup on an rhtab map",
+	  .workload = HASHMAP_LOOKUP_WORKLOAD },
+	{ .name = "bpf-rhashmap-full-update", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
+	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
+	  .kernel = &kernel_hashmap_full_update,
+	  .help = "the kernel's bpf-rhashmap-full-update: bpf-hashmap-full-update on an rhtab map",
+	  .workload = "map filled to max; producer p updates absent key max+p, BPF_ANY" },
+};
+BENCH_ROWS(bpf_hashmap_rows, 1);

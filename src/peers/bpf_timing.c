@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include "peer.h"
 #include "stats.h"
+#include "nop.h"
+#include "rows.h"
 
 static int timing_line(const struct run *run, const struct samples *s,
 		       const struct run_summary *sum, char *buf, size_t len)
@@ -31,3 +33,16 @@ const struct kernel_bench kernel_bpf_timing = {
 		{ "scenario", "use-case", "xdp-lb: the scenario (default tcp-v4-lru-hit); the same\n"
 					  "as --use-case", "NAME" }, {} },
 };
+
+static const struct bench bpf_timing_rows[] = {
+	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_timing, .map = "array",
+	  .maps = MAP_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1, .nr_entries = 0,
+	  .prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_SYSCALL_PROG,
+	  .loop = LOOP_CAN_LOOP, .op = MB_OP_NOOP, .batch = 10000, .batch_auto = true,
+	  .figure = FIG_BATCH_MEDIAN,
+	  .help = "the kernel timing library's loop doing nothing: what an iteration costs",
+	  .workload = "a syscall program's empty loop bounded by may_goto, its bound read at each of "
+		      "a batch's iterations, timed around; batch sized to 10 ms in the warmup "
+		      "(--batch auto); no map (the one recorded is its global data)" },
+};
+BENCH_ROWS(bpf_timing_rows, 4);

@@ -1,7 +1,7 @@
 """The engine never asks which benchmark or family it runs: what makes a
 benchmark the kernel's is in its peer (src/peers/), a family lives in
-src/families/ and declares what it can do, and rows are data
-(src/registry.c, the one file that names the families)."""
+src/families/ and declares what it can do, and rows are data (src/registry.c
+and the peers' tables, from the families' defaults in src/families/rows.h)."""
 import re
 
 import pytest
