@@ -86,6 +86,7 @@ struct plan {
 	bool verbose;
 	bool dry_run;			/* validate the options, load nothing */
 	bool perf;			/* --perf: counters of the producer threads */
+	bool jit_symbols;		/* --jit-symbols: record the programs' addresses */
 	bool machine_readable;		/* --machine-readable: the kernel timing library's line */
 	enum placement placement;	/* --placement: prod_cpus chosen by topology */
 	const char *iface;		/* --trigger nic: the interface */
@@ -255,6 +256,7 @@ struct run {
 	char warnings[MAX_WARNINGS][200];	/* caveats for the output and the result */
 	int nr_warnings;
 	struct perf_counters *perf;	/* --perf, else NULL */
+	json_t *programs;		/* --jit-symbols: the loaded programs' kallsyms */
 	long long own_bytes;		/* mapbench's maps left out of the cgroup figures */
 	const char *nic_mode;		/* --trigger nic: "native" or "generic" XDP */
 	/* rows that count evictions: elements at the end, and the inserts the

@@ -126,6 +126,10 @@ static const struct cli_opt opts[] = {
 	  .names = NAMES("none", "compact", "spread-llc", "spread-node", "smt-pairs"),
 	  .help = "pin producers by topology: compact (one LLC's cores first),\n"
 		  "spread-llc, spread-node or smt-pairs (2k, 2k+1 share a core)" },
+	{ "jit-symbols", .kind = KIND_FLAG, .at = AT(jit_symbols),
+	  .help = "record the kernel addresses of the loaded BPF programs\n"
+		  "(/proc/kallsyms' bpf_prog_TAG_NAME) in the result, so that\n"
+		  "scripts/vmrun --profile names them" },
 	{ "perf", .kind = KIND_FLAG, .at = AT(perf),
 	  .help = "cycles, instructions, cache and dTLB misses, task-clock and\n"
 		  "context switches of the producer threads, per operation" },

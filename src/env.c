@@ -17,6 +17,27 @@
 #define MAPBENCH_REV "unknown"
 #endif
 
+json_t *env_bpf_programs(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	json_t *out = json_array();
+	unsigned long long addr;
+	char line[512], name[256], module[16], type;
+
+	/* "ADDR t bpf_prog_TAG_NAME\t[bpf]": a program's image, not the kernel's bpf_prog_* */
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s [%15[^]]]", &addr, &type, name, module) == 4 &&
+		    addr && !strcmp(module, "bpf") && !strncmp(name, "bpf_prog_", 9)) {
+			char hex[24];
+
+			snprintf(hex, sizeof(hex), "0x%llx", addr);
+			json_array_append_new(out, json_pack("{s:s, s:s}", "name", name, "addr", hex));
+		}
+	if (f)
+		fclose(f);
+	return out;
+}
+
 const char *mapbench_revision(void)
 {
 	return MAPBENCH_REV;

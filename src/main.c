@@ -162,6 +162,8 @@ static int measure(struct run *run)
 	if (!failed)
 		failed = sampler_run(run, &prods, &samples);
 	failed = producers_stop(&prods) ?: failed;
+	if (run->plan->jit_symbols)
+		run->programs = env_bpf_programs();
 	count_evictions(run);
 	if (run->perf)
 		perf_close(run->perf, run->plan->producers);
@@ -180,6 +182,7 @@ static int measure(struct run *run)
 			    status ? RUN_FAILED : RUN_COMPLETE,
 			    atomic_load(&prods.failed) ? prods.reason : mb_last_error());
 	samples_free(&samples);
+	json_decref(run->programs);
 	return status ?: werr;
 }
 

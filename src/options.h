@@ -28,7 +28,7 @@ struct options {
 	enum placement placement;
 	/* how to run and report */
 	int warmup, duration;
-	bool quiet, verbose, dry_run, perf, machine_readable;
+	bool quiet, verbose, dry_run, perf, machine_readable, jit_symbols;
 	bool batch_auto;		/* --batch auto: sized in the warmup */
 	int guest_cpus;			/* --dry-run for a guest with this many CPUs, or 0 */
 	const char *json_path, *label;

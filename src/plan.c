@@ -333,6 +333,7 @@ static void plan_start(const struct options *o, struct plan *p)
 	p->verbose = o->verbose;
 	p->dry_run = o->dry_run;
 	p->perf = o->perf;
+	p->jit_symbols = o->jit_symbols;
 	p->machine_readable = o->machine_readable;
 	p->json_path = o->json_path;
 	p->label = o->label;

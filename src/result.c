@@ -186,6 +186,8 @@ json_t *result_json(const struct run *run, const struct samples *s,
 		json_object_update(doc, part);
 	if (doc && s && c->trigger == TRIGGER_NIC)
 		json_object_set_new(doc, "nic", nic_json(run, sum));
+	if (doc && run->programs)
+		json_object_set(doc, "programs", run->programs);
 	if (doc && s && run->perf)
 		json_object_set_new(doc, "perf", perf_json(run->perf, sum->ops));
 	return doc;

@@ -107,19 +107,25 @@ def read_sites(lines):
 class Symbols:
     """The kernel's text symbols, from /proc/kallsyms or System.map text, to
     name the function at an address. Module space holds modules and JITed BPF
-    programs: an address there past every symbol is a BPF program's."""
+    programs: an address there past every symbol is a BPF program's, named
+    where the run recorded its programs (./bench --jit-symbols)."""
     MODULES = 0xffffffffa0000000
     BPF = "[BPF programs]"
 
-    def __init__(self, text):
-        symbols = []
+    def __init__(self, text, programs=()):
+        symbols = [(int(p["addr"], 16), p["name"]) for p in programs]
         for line in text.splitlines():
             words = line.split()
             if len(words) >= 3 and words[1] in "tTwW" and int(words[0], 16):
                 symbols.append((int(words[0], 16), words[2]))
         symbols.sort()
+        self.text = text
         self.addrs = [a for a, _ in symbols]
         self.names = [n for _, n in symbols]
+
+    def with_programs(self, programs):
+        """These symbols and a run's BPF programs ([{name, addr}])."""
+        return Symbols(self.text, programs) if programs else self
 
     def name(self, vaddr):
         i = bisect.bisect_right(self.addrs, vaddr) - 1

@@ -644,3 +644,21 @@ def test_full_update_prints_the_kernel_lines(root, result):
     assert [re.fullmatch(r"(\d+):hash_map_full_perf (\d+) events per sec", x)[1] for x in lines] \
         == ["0", "1"]
     assert all(int(x.split()[1]) > 0 for x in lines)
+
+
+def test_jit_symbols_name_the_runs_programs(root, result):
+    """--jit-symbols records the run's JIT'd programs as kallsyms lists them
+    (the sysctl that lists them set for the test, as vmrun sets it in its
+    guests), among them the program that ran the batches."""
+    sysctl = Path("/proc/sys/net/core/bpf_jit_kallsyms")
+    was = sysctl.read_text()
+    sysctl.write_text("1\n")
+    try:
+        proc, doc = result("htab-lookup", "--jit-symbols", "--trigger", "xdp", *QUICK)
+    finally:
+        sysctl.write_text(was)
+    assert proc.returncode == 0, proc.stderr
+    names = [p["name"] for p in doc["programs"]]
+    assert any(re.fullmatch(r"bpf_prog_[0-9a-f]{16}_xdp_\w+", n) for n in names), names
+    proc, doc = result("htab-lookup", *QUICK)
+    assert "programs" not in doc

@@ -177,6 +177,12 @@ def test_sites_are_named_by_function_and_costed_per_op():
                                              cachemodel.Symbols.BPF, "lookup_nulls_elem_raw"]
     assert rows[0]["model_cycles"] == pytest.approx(1.5 + 20)
     assert rows[3]["insns"] == 2.0 and rows[3]["accesses"] == 0.5
+    # the run's JIT'd programs, as ./bench --jit-symbols records them, by name
+    named = symbols.with_programs([{"name": "bpf_prog_9048070ded41d803_xdp_for",
+                                    "addr": "0xffffffffc0001000"}])
+    rows = cachemodel.profile(MACHINE, sites, named, ops=100)
+    assert "bpf_prog_9048070ded41d803_xdp_for" in [r["function"] for r in rows]
+    assert cachemodel.Symbols.BPF not in [r["function"] for r in rows]
 
 
 def test_the_report_says_where_a_change_is(model_sets):

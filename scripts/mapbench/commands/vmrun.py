@@ -291,8 +291,9 @@ def main(argv=None):
         # The peer draws a random hash seed per map, as the kernel does; zeroing
         # ours would make the two tools walk different bucket chains.
         zero_seed = plan.clock == "icount" and not peer
-        todo, job = initramfs.job_script(configs, args.warmup_runs, args.runs, args.warmup, args.duration,
-                               ["--zero-seed"] if zero_seed else [], peer_cmds)
+        extra = ["--zero-seed"] * zero_seed + ["--jit-symbols"] * args.profile
+        todo, job = initramfs.job_script(configs, args.warmup_runs, args.runs, args.warmup,
+                                         args.duration, extra, peer_cmds)
         job = ("symbols\n" if args.profile else "") + job
         if args.engine == "local":
             initramfs.make_initramfs(initrd, job, peer)

@@ -67,7 +67,8 @@ class Plan:
                                             doc["samples"])
             if symbols and doc["model"] and doc["model"]["ops"]:
                 doc["model"]["profile"] = cachemodel.profile(
-                    self.machine, cachemodel.read_sites(counted), symbols, doc["model"]["ops"])
+                    self.machine, cachemodel.read_sites(counted),
+                    symbols.with_programs(doc.get("programs")), doc["model"]["ops"])
         warmup = name.split(":")[1].startswith("w")
         path, n = self.path(k, name, vm["boot_of_kernel"] - 1)
         doc["environment"]["label"] = self.label_dir(k).name

@@ -54,8 +54,10 @@ STEPS = r"""run() {
 	fi
 	echo "MAPBENCH-RC $name $rc"
 }
-# --profile: the kernel's symbols, once per boot (KASLR is off under icount)
+# --profile: the kernel's symbols, once per boot (KASLR is off under icount);
+# each run's JIT'd programs in kallsyms too, which each run records itself
 symbols() {
+	echo 1 > /proc/sys/net/core/bpf_jit_kallsyms 2>/dev/null
 	send kallsyms /proc/kallsyms
 	echo MAPBENCH-SYMBOLS
 }
