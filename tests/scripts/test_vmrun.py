@@ -355,3 +355,13 @@ def test_a_layout_draw_is_on_the_kernels_command_line_with_shuffled_pages():
                                             "--accel", "auto"]
     assert "--sample-layouts" in options.passed_on(given) and given.boots == 2
     assert "--sample-layouts" not in options.passed_on(parser.parse_args([]))
+
+
+def test_a_label_that_is_a_file_is_one_line(tmp_path):
+    image = tmp_path / "bzImage"
+    image.write_bytes(b"\0" * 0x202 + b"HdrS" + b"\0" * 64)
+    (tmp_path / "taken").write_text("not a folder\n")
+    proc = run_script("vmrun", "--kernel", image, "--label", tmp_path / "taken", "--",
+                      "htab-lookup")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "is a file, not a folder of results" in proc.stderr

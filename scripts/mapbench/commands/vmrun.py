@@ -89,7 +89,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from .. import cachemodel, cli, qemu10
+from .. import cachemodel, cli, qemu10, results
 from ..guest import boot, files, initramfs, options, qemu
 from ..lab import engine as lab_engine, guest as lab_guest
 from ..suites import configurations, fmt_time, load_suite, placeholders
@@ -206,6 +206,9 @@ def check_inputs(args):
     labels = args.label or [default_label(k) for k in args.kernel]
     if len(set(labels)) != len(labels):
         fail(f"two kernels would share results/{labels[0]}: give each a --label")
+    for label in labels:
+        if (folder := results.label_dir(label)).exists() and not folder.is_dir():
+            fail(f"--label {label}: {folder} is a file, not a folder of results: give another")
     return labels
 
 
