@@ -43,6 +43,8 @@ struct cli_opt {
 	int (*parse)(struct options *given, const char *name, const char *arg);
 	bool run_only;			/* how to run and report, not what: may go
 					 * with --from-result */
+	const char *json;		/* the result params' key --from-result reads
+					 * into the struct maybe at, where one is */
 	const char *help;		/* lines apart by \n */
 };
 
@@ -138,26 +140,30 @@ static const struct cli_opt opts[] = {
 	{ "map", .arg = "TYPE", .kind = KIND_STRING, .at = AT(map_name),
 	  .help = "htab, percpu, lru, lru_percpu, lru_nocommon (an LRU list\n"
 		  "per CPU: BPF_F_NO_COMMON_LRU), rhtab (hash benchmarks)" },
-	{ "key-size", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(key_size),
+	{ "key-size", .underscore = true, .arg = "N",
+	  .json = "key_size", .kind = KIND_GIVEN_NUM, .at = AT(key_size),
 	  .min = 1, .max = 1 << 20,
 	  .help = "bytes: hash keys 4..512; LPM: address bytes 4..256\n"
 		  "(4 for IPv4, 16 for IPv6)" },
-	{ "value-size", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	{ "value-size", .underscore = true, .arg = "N",
+	  .json = "value_size", .kind = KIND_GIVEN_NUM,
 	  .at = AT(value_size), .min = 1, .max = 1 << 20, .help = "bytes" },
-	{ "max-entries", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	{ "max-entries", .underscore = true, .arg = "N",
+	  .json = "max_entries", .kind = KIND_GIVEN_NUM,
 	  .at = AT(max_entries), .min = 1, .max = 1L << 31,
 	  .help = "map capacity (K and M suffixes)" },
 	{ "prefix-len", .underscore = true, .arg = "N", .kind = KIND_PARSE,
-	  .parse = parse_prefix_len,
+	  .parse = parse_prefix_len, .at = AT(prefix_len), .json = "prefix_len",
 	  .help = "LPM prefix length (default: all key bits); several: LO..HI\n"
 		  "(each length equally) or LEN:WEIGHT,... (24:60,16:40)" },
-	{ "nr-entries", .underscore = true, .arg = "N", .kind = KIND_GIVEN_NUM,
+	{ "nr-entries", .underscore = true, .arg = "N",
+	  .json = "nr_entries", .kind = KIND_GIVEN_NUM,
 	  .at = AT(nr_entries), .min = 0, .max = 1L << 31, .help = "keys prefilled" },
 	{ "no-prealloc", .underscore = true, .kind = KIND_SET, .at = AT(prealloc), .min = 0,
 	  .help = "BPF_F_NO_PREALLOC (--prealloc to insist on it)" },
 	{ "prealloc", .kind = KIND_SET, .at = AT(prealloc), .min = 1 },
 	{ "map-flags", .underscore = true, .arg = "N", .kind = KIND_PARSE,
-	  .parse = parse_map_flags,
+	  .parse = parse_map_flags, .at = AT(map_flags), .json = "extra_map_flags",
 	  .help = "BPF_F_* bits added to the map kind's, as the kernel\n"
 		  "bench's --map_flags (decimal or 0x hex)" },
 	{ "keys", .arg = "K", .kind = KIND_GIVEN_CHOICE, .at = AT(keys),
@@ -172,7 +178,8 @@ static const struct cli_opt opts[] = {
 	{ "random", .kind = KIND_SET, .at = AT(keys), .min = KEYS_PRANDOM,
 	  .help = "the kernel bench's: --keys prandom on lpm-trie-*, else\n"
 		  "--keys random" },
-	{ "seed", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(seed), .min = 0, .max = UINT32_MAX,
+	{ "seed", .arg = "N",
+	  .json = "seed", .kind = KIND_GIVEN_NUM, .at = AT(seed), .min = 0, .max = UINT32_MAX,
 	  .help = "permutation seed (default 1)" },
 	{ "zipf", .arg = "S", .kind = KIND_PARSE, .parse = parse_zipf,
 	  .help = "drawn keys (htab-lru-evict): Zipf's exponent S > 0, key\n"
@@ -188,7 +195,8 @@ static const struct cli_opt opts[] = {
 	  .max = MAX_PRODUCERS,
 	  .help = "htab-lookup-update/-delete: producers that look up\n"
 		  "(default 1)" },
-	{ "writers", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(writers), .min = 1,
+	{ "writers", .arg = "N",
+	  .json = "writers", .kind = KIND_GIVEN_NUM, .at = AT(writers), .min = 1,
 	  .max = MAX_PRODUCERS,
 	  .help = "... and that write the same map (default 1); -p, where\n"
 		  "given, is their sum" },
@@ -207,7 +215,8 @@ static const struct cli_opt opts[] = {
 	{ "flags", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(flags), .min = 1, .max = INT32_MAX,
 	  .help = "map-perf: map_perf_test's test bit (./bench map-perf N, as\n"
 		  "map_perf_test N): 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024" },
-	{ "count", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(count), .min = 1, .max = INT32_MAX,
+	{ "count", .arg = "N",
+	  .json = "count", .kind = KIND_GIVEN_NUM, .at = AT(count), .min = 1, .max = INT32_MAX,
 	  .help = "map-perf: events each task times a round, map_perf_test's\n"
 		  "count (default 10000; ./bench map-perf FLAGS TASKS ENTRIES\n"
 		  "COUNT takes map_perf_test's arguments, 0 for a default)" },
@@ -750,6 +759,22 @@ static const struct cli_opt *row_of(int c)
 	return NULL;
 }
 
+/* --from-result: the recorded plan as options, the table's rows with a
+ * JSON key read back here, the rest by plan.c. */
+static int from_result(struct options *given)
+{
+	json_t *params;
+	int err = plan_from_result(given->from_result, given, &params);
+
+	for (size_t i = 0; !err && i < NR_OPTS; i++) {
+		json_t *v = opts[i].json ? json_object_get(params, opts[i].json) : NULL;
+
+		if (json_is_integer(v))
+			GIVE(*(struct maybe *)((char *)given + opts[i].at), json_integer_value(v));
+	}
+	return err;
+}
+
 int cli_parse(int argc, char **argv, struct options *given, enum cli_action *action)
 {
 	bool workload_opts = false;
@@ -793,7 +818,7 @@ int cli_parse(int argc, char **argv, struct options *given, enum cli_action *act
 			mb_err("--from-result runs the recorded plan as it is: give only --json, --label, -q, -v or --dry-run with it");
 			return EXIT_USAGE;
 		}
-		return plan_from_result(given->from_result, given);
+		return from_result(given);
 	}
 	if (optind >= argc) {
 		mb_err("no benchmark given; ./bench -l lists them");

@@ -566,26 +566,17 @@ static void given_from_params(json_t *pa, struct options *g)
 
 	g->all = map && !strcmp(map, "all");
 	g->map_name = g->all ? NULL : map;
-	g->key_size = maybe_int(pa, "key_size");
-	g->value_size = maybe_int(pa, "value_size");
-	g->writers = maybe_int(pa, "writers");
-	g->count = maybe_int(pa, "count");
 	GIVE(g->batch_times, json_is_true(json_object_get(pa, "batch_times")));
 	g->batch_auto = json_is_true(json_object_get(pa, "batch_auto"));
-	g->max_entries = maybe_int(pa, "max_entries");
-	g->nr_entries = maybe_int(pa, "nr_entries");
-	g->prefix_len = maybe_int(pa, "prefix_len");
 	prefix_mix_of(json_object_get(pa, "prefix_lens"), &g->prefix_mix);
 	if (json_is_boolean(json_object_get(pa, "prealloc")))
 		GIVE(g->prealloc, json_is_true(json_object_get(pa, "prealloc")));
 	if (json_is_true(json_object_get(pa, "zero_seed")))
 		GIVE(g->zero_seed, 1);
-	g->map_flags = maybe_int(pa, "extra_map_flags");
 	g->zipf = json_number_value(json_object_get(pa, "zipf"));
 	if (json_is_number(json_object_get(pa, "hit_ratio")))
 		g->hit_ratio = json_number_value(json_object_get(pa, "hit_ratio"));
 	g->keys = maybe_named(pa, "keys", keys_name, KEYS_PRANDOM + 1);
-	g->seed = maybe_int(pa, "seed");
 	g->warmup = int_field(pa, "warmup", g->warmup);
 	g->duration = int_field(pa, "duration", g->duration);
 	if (batched(g->bench))
@@ -610,7 +601,7 @@ static void given_from_params(json_t *pa, struct options *g)
 			g->prod_cpus[g->nr_prod_cpus++] = json_integer_value(c);
 }
 
-int plan_from_result(const char *path, struct options *given)
+int plan_from_result(const char *path, struct options *given, json_t **params_out)
 {
 	json_error_t e;
 	json_t *doc = json_load_file(path, 0, &e), *params;
@@ -634,5 +625,6 @@ int plan_from_result(const char *path, struct options *given)
 		return EXIT_USAGE;
 	}
 	given_from_params(params, given);
+	*params_out = params;
 	return EXIT_OK;
 }

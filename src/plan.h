@@ -17,7 +17,8 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
  * entries, keys, batch, trigger, loop, key walk, producers and timing. */
 json_t *plan_json(const struct plan *plan);
 /* The options an earlier result's params and command recorded, as given
- * (so that plan_resolve() gives the same plan); an exit status. */
-int plan_from_result(const char *path, struct options *given);
+ * (so that plan_resolve() gives the same plan), but for those the option
+ * table reads back from *params itself (cli.c); an exit status. */
+int plan_from_result(const char *path, struct options *given, json_t **params);
 
 #endif
