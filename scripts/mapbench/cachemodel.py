@@ -104,6 +104,13 @@ def read_sites(lines):
     return out
 
 
+def program_name(ksym):
+    """bpf_prog_NAME of kallsyms' bpf_prog_TAG_NAME: the tag hashes the
+    program's code, so a profile row keeps its name when a build of
+    mapbench changes the program (A/B of kernels, or of mapbench)."""
+    return re.sub(r"^bpf_prog_[0-9a-f]{16}_", "bpf_prog_", ksym)
+
+
 class Symbols:
     """The kernel's text symbols, from /proc/kallsyms or System.map text, to
     name the function at an address. Module space holds modules and JITed BPF
@@ -113,7 +120,7 @@ class Symbols:
     BPF = "[BPF programs]"
 
     def __init__(self, text, programs=()):
-        symbols = [(int(p["addr"], 16), p["name"]) for p in programs]
+        symbols = [(int(p["addr"], 16), program_name(p["name"])) for p in programs]
         for line in text.splitlines():
             words = line.split()
             if len(words) >= 3 and words[1] in "tTwW" and int(words[0], 16):
