@@ -11,7 +11,7 @@ from conftest import run_script
 from test_analysis import result_doc
 from test_clock import ICOUNT
 
-from mapbench import cachemodel, calibration, qemu10, results
+from mapbench import cachemodel, calibration, qemu10, results, where
 from mapbench.cachemodel import Machine
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
@@ -232,3 +232,12 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
     assert fitted["ghz"] == pytest.approx(1.0) and fitted["model_ns"] == pytest.approx(
         fitted["hw_ns"])
     assert "htab lookup 8 B 1K" in calibration.report(tmp_path)
+
+
+def test_where_names_the_deepest_level_whose_misses_moved():
+    """A table that outgrew L2 but not the LLC: its L2 misses moved, its LLC
+    misses did not; the headline says L2 (it said +0.00 LLC misses)."""
+    before = {"insns": 30.0, "l1d_misses": 1.0, "l2_misses": 0.5, "llc_misses": 0.3}
+    after = {"insns": 30.0, "l1d_misses": 1.2, "l2_misses": 0.7, "llc_misses": 0.3}
+    assert where.headline(before, after) == "+0.00 insns/op, +0.20 L2 misses/op"
+    assert where.headline(before, before) == "+0.00 insns/op, +0.00 LLC misses/op"
