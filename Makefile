@@ -39,7 +39,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 # Debian packages the build, the tests and the scripts need.
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest python3-pytest-xdist \
-	python3-jsonschema python3-hypothesis \
+	python3-jsonschema python3-hypothesis python3-pandas \
 	python3-sqlalchemy python3-psycopg2 postgresql-15 lava-common python3-yaml \
 	util-linux qemu-system-x86 busybox-static cpio \
 	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
