@@ -115,5 +115,5 @@ def test_bisect_names_each_commit_and_the_history_shows_both(tmp_path):
                     sha[:12], sha)
     # icount sees the instructions and not the memory; the model sees the memory
     figure = changes(db, "figure")
-    assert figure.get(shas[5]) == "REGRESSION" and shas[9] not in figure, figure
-    assert changes(db, "model_cycles").get(shas[9]) == "REGRESSION"
+    assert figure.get(shas[5]) == "regression" and shas[9] not in figure, figure
+    assert changes(db, "model_cycles").get(shas[9]) == "regression"
