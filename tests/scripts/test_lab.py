@@ -247,7 +247,9 @@ def test_a_job_the_server_refuses_is_bad_input(label, kernel_image, tmp_path):
     assert "refused the job: Problem with submitted job data: no device" in str(refused.value)
 
 
-def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path, signum):
+    """Ctrl-C, or the SIGTERM of a CI job's timeout."""
     lab = FakeLava(steps=[("Submitted", "Unknown"), ("Running", "Unknown")])    # never ends
     running = []        # the threads following a running job
     try:
@@ -260,7 +262,7 @@ def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path):
             """Ctrl-C as it may land: on a boot's thread, not the main one."""
             while not running or len(lab.jobs) < 3:
                 time.sleep(0.05)
-            signal.pthread_kill(running[0], signal.SIGINT)
+            signal.pthread_kill(running[0], signum)
         threading.Thread(target=ctrl_c, daemon=True).start()
         # had the main thread missed it, the jobs' failing would wake it at 60 s
         watchdog = threading.Timer(60, lab.close)

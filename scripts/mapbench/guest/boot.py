@@ -256,6 +256,8 @@ def run_boots(plan, jobs, boot_one, progress):
     order (boot_one(i): the runs of boot i that failed); the number of runs
     that failed. Ctrl-C stops every guest (what plan.active holds: kill())."""
     start, failed, done = time.monotonic(), 0, 0
+    # a CI job's timeout sends SIGTERM: it stops the guests as Ctrl-C does
+    terminated = signal.signal(signal.SIGTERM, interrupt)
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures = [pool.submit(boot_one, i) for i in range(len(plan.boots))]
     try:
@@ -277,7 +279,12 @@ def run_boots(plan, jobs, boot_one, progress):
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        signal.signal(signal.SIGTERM, terminated)
     return failed
+
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def probe_kvm(image, workdir):
