@@ -17,6 +17,7 @@ from conftest import ROOT, script_process
 from test_analysis import write_set
 from test_clock import ICOUNT
 
+from mapbench import cachemodel
 from mapbench.commands import bisect, kbuild
 from mapbench.guest import options
 
@@ -116,6 +117,16 @@ def test_another_measurement_keeps_its_own_results(history_tree):
     assert proc.returncode == 1 and "does not build or boot" in proc.stderr, proc.stderr
     assert results_for(label, ["htab-lookup"], ["--runs", "2"]) != \
         results_for(label, ["htab-lookup"])
+
+
+def test_a_machine_that_changed_is_another_measurement(monkeypatch):
+    """zen4's results measured before it gained a mechanism are not zen4's
+    now: the key holds the machine's definition, not only its name."""
+    zen4 = results_for("l", ["htab-lookup"], ["--model", "zen4"])
+    assert zen4 == results_for("l", ["htab-lookup"], ["--model", "zen4"])
+    assert results_for("l", ["htab-lookup"], ["--profile"]) != zen4
+    monkeypatch.setitem(cachemodel.MACHINES, "zen4", cachemodel.MACHINES["zen4:no-tlb"])
+    assert results_for("l", ["htab-lookup"], ["--model", "zen4"]) != zen4
 
 
 def test_a_second_bisection_waits_for_the_first(history_tree):

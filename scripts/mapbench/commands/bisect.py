@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import cli, model, results, verdict, where
+from .. import cachemodel, cli, model, results, verdict, where
 from ..guest import options
 from . import vmrun as vmrun_command
 from .kbuild import FRAGMENT
@@ -73,9 +73,16 @@ def folders(label):
 
 
 def measurement_key(bench, vmrun):
-    """Names what a step measures (the benchmark and the guest options): a
-    label's kernels serve every measurement, its results only theirs."""
-    return hashlib.sha256(json.dumps([bench, vmrun]).encode()).hexdigest()[:8]
+    """Names what a step measures (the benchmark and the guest options, and
+    the cache model's machine as defined now: zen4 that gained TLBs measures
+    something else): a label's kernels serve every measurement, its results
+    only theirs."""
+    name = vmrun[vmrun.index("--model") + 1] if "--model" in vmrun else "none"
+    if name == "none" and "--profile" in vmrun:
+        name = cachemodel.DEFAULT
+    machine = cachemodel.MACHINES.get(name)
+    what = [bench, vmrun] + ([machine.record()] if machine else [])
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:8]
 
 
 def results_of(state):
