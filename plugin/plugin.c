@@ -7,14 +7,23 @@
  *
  *   -plugin mapbench-model.so,out=FILE,name=NAME,l1d=BYTES:WAYS,l2=BYTES:WAYS,
  *           llc=BYTES:WAYS,line=BYTES[,profile=on]
+ *           [,dtlb=TLB,stlb=TLB,pwc=ENTRIES,direct_map=ADDRESS][,rob=INSNS,mshr=MISSES]
  *
- * profile=on also counts per block of kernel code (profile.h).
+ * profile=on also counts per block of kernel code (profile.h). dtlb= models
+ * the TLBs (mmu.h): TLB is a level's arrays joined by '+', each
+ * PAGES:ENTRIES:WAYS with PAGES letters k (4 KiB), m (2 MiB), g (1 GiB) or s
+ * (1 GiB held as 2 MiB); e.g. dtlb=kmg:72:72,stlb=kms:3072:24. A walk reads
+ * the guest's page tables through its direct map (direct_map=, the start of
+ * x86-64's with 4-level paging and no KASLR by default) from the CR3 a vCPU
+ * had at its last marker. rob= and mshr= model overlapping misses (overlap.h).
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qemu-plugin-api.h"
+#include "mmu.h"
+#include "overlap.h"
 #include "profile.h"
 #include "windows.h"
 
@@ -29,6 +38,10 @@ static struct mb_profile sites;		/* every kernel block translated */
 static bool profiling;
 static struct qemu_plugin_scoreboard *insn_board;
 static uint64_t *insns_now;	/* [cpu * MB_MODES + mode], read at each marker */
+static struct qemu_plugin_register *cr3;	/* with the TLBs: read at each marker */
+static GByteArray *scratch;	/* a register's or a page-table entry's bytes (emptied first:
+				 * a register read appends to it) */
+static uint64_t direct_map = 0xffff888000000000ull;
 
 /* Kernel text and data live in the upper half of x86-64's address space. */
 static enum mb_mode mode_of(uint64_t vaddr)
@@ -42,12 +55,77 @@ static qemu_plugin_u64 insn_entry(enum mb_mode mode)
 				  offsetof(struct insn_counts, insns) + mode * sizeof(uint64_t) };
 }
 
+/* x86 is little-endian; a short read is 0. */
+static uint64_t scratch_u64(void)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = scratch->len < 8 ? scratch->len : 8; i--;)
+		v = v << 8 | scratch->data[i];
+	return v;
+}
+
+static bool read_phys(void *ctx, uint64_t paddr, uint64_t *value)
+{
+	g_byte_array_set_size(scratch, 0);
+	if (!qemu_plugin_read_memory_vaddr(direct_map + paddr, scratch, 8) || scratch->len < 8)
+		return false;
+	*value = scratch_u64();
+	return true;
+}
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	GArray *regs = qemu_plugin_get_registers();
+	qemu_plugin_reg_descriptor *r = (qemu_plugin_reg_descriptor *)regs->data;
+
+	for (unsigned int i = 0; i < regs->len && !cr3; i++)
+		if (!strcmp(r[i].name, "cr3"))
+			cr3 = r[i].handle;
+	g_array_free(regs, 1);
+}
+
 static void on_mark(unsigned int vcpu, void *udata)
 {
+	if (windows.mmu && cr3 && g_byte_array_set_size(scratch, 0) &&
+	    qemu_plugin_read_register(cr3, scratch) >= 8)
+		mb_mmu_set_root(windows.mmu, vcpu, scratch_u64());
 	for (int cpu = 0; cpu < windows.ncpus; cpu++)
 		for (int m = 0; m < MB_MODES; m++)
 			insns_now[cpu * MB_MODES + m] = qemu_plugin_u64_get(insn_entry(m), cpu);
 	mb_windows_mark(&windows, (enum mb_mark)(uintptr_t)udata, insns_now);
+}
+
+/* What an access loaded or stored (its low 64 bits), and the vCPU's
+ * instructions at its block: asked for only when it missed L1D. */
+struct access_ctx {
+	qemu_plugin_meminfo_t info;
+	unsigned int vcpu;
+};
+
+static void complete_access(struct mb_access *a, const void *ctx)
+{
+	const struct access_ctx *c = ctx;
+	qemu_plugin_mem_value v = qemu_plugin_mem_get_value(c->info);
+
+	switch (v.type) {
+	case QEMU_PLUGIN_MEM_VALUE_U8:
+		a->value = v.data.u8;
+		break;
+	case QEMU_PLUGIN_MEM_VALUE_U16:
+		a->value = v.data.u16;
+		break;
+	case QEMU_PLUGIN_MEM_VALUE_U32:
+		a->value = v.data.u32;
+		break;
+	case QEMU_PLUGIN_MEM_VALUE_U64:
+		a->value = v.data.u64;
+		break;
+	default:
+		a->value = v.data.u128.low;
+	}
+	a->insns = qemu_plugin_u64_get(insn_entry(MB_KERNEL), c->vcpu) +
+		   qemu_plugin_u64_get(insn_entry(MB_USER), c->vcpu);
 }
 
 /* udata: the site of a kernel block, NULL for user code. */
@@ -56,14 +134,17 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 {
 	struct mb_site *site = udata;
 	struct qemu_plugin_hwaddr *hw;
+	const struct access_ctx ctx = { info, vcpu };
+	struct mb_access a = { .vaddr = vaddr, .complete = complete_access, .ctx = &ctx };
 
 	if (!windows.open)
 		return;
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;		/* device registers are not cached memory */
-	mb_windows_access(&windows, vcpu, site ? MB_KERNEL : MB_USER,
-			  qemu_plugin_hwaddr_phys_addr(hw), 1u << qemu_plugin_mem_size_shift(info),
+	a.paddr = qemu_plugin_hwaddr_phys_addr(hw);
+	a.size = 1u << qemu_plugin_mem_size_shift(info);
+	mb_windows_access(&windows, vcpu, site ? MB_KERNEL : MB_USER, &a,
 			  profiling && site ? &site->counts : NULL);
 }
 
@@ -96,7 +177,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (len == MB_MARK_LEN && qemu_plugin_insn_data(insn, bytes, len) == len)
 			mark = mb_mark_decode(bytes, len);
 		if (mark != MB_MARK_NONE)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS,
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark,
+							       windows.mmu ? QEMU_PLUGIN_CB_R_REGS :
+									     QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)mark);
 		else
 			qemu_plugin_register_vcpu_mem_cb(insn, on_access, QEMU_PLUGIN_CB_NO_REGS,
@@ -121,6 +204,39 @@ static int parse_level(const char *text, struct mb_geometry *g, enum mb_level l)
 	return *end ? -1 : 0;
 }
 
+/* "PAGES:ENTRIES:WAYS[+...]" into a TLB level; -1 if it is not that. */
+static int parse_tlb(const char *text, struct mb_tlb_array *arrays)
+{
+	static const char letters[] = "kmgs";
+	char *end;
+
+	for (int a = 0; a < MB_TLB_ARRAYS; a++) {
+		struct mb_tlb_array *arr = &arrays[a];
+		const char *l;
+
+		for (; *text && *text != ':'; text++) {
+			if (!(l = strchr(letters, *text)))
+				return -1;
+			if (*l == 's')
+				arr->smash_1g = true;
+			else
+				arr->pages |= 1u << (l - letters);
+		}
+		if (*text != ':' || !(arr->pages || arr->smash_1g))
+			return -1;
+		arr->entries = strtoul(text + 1, &end, 10);
+		if (*end != ':')
+			return -1;
+		arr->ways = strtoul(end + 1, &end, 10);
+		if (!*end)
+			return 0;
+		if (*end != '+')
+			return -1;
+		text = end + 1;
+	}
+	return -1;
+}
+
 static int fail(const char *what, const char *why)
 {
 	char line[512];
@@ -135,8 +251,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
 	static const char *const levels[MB_LEVELS] = { "l1d=", "l2=", "llc=" };
 	struct mb_geometry g = { .line = 64 };
+	struct mb_tlb_geometry tlb = { 0 };
+	struct mb_overlap_geometry overlap = { 0 };
 	const char *out = NULL, *name = "custom", *why;
 	struct mb_cache *cache;
+	struct mb_mmu *mmu = NULL;
+	struct mb_overlap *overlapping = NULL;
 	int ncpus;
 	FILE *f;
 
@@ -159,9 +279,21 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			name = argv[i] + 5;
 		} else if (!strcmp(argv[i], "profile=on")) {
 			profiling = true;
+		} else if (!strncmp(argv[i], "dtlb=", 5) || !strncmp(argv[i], "stlb=", 5)) {
+			if (parse_tlb(argv[i] + 5, tlb.array[argv[i][0] == 'd' ? MB_DTLB_L1 :
+								       MB_DTLB_L2]))
+				return fail(argv[i], "give PAGES:ENTRIES:WAYS[+...], PAGES of kmgs");
+		} else if (!strncmp(argv[i], "pwc=", 4)) {
+			tlb.pwc = strtoul(argv[i] + 4, NULL, 10);
+		} else if (!strncmp(argv[i], "rob=", 4)) {
+			overlap.rob = strtoul(argv[i] + 4, NULL, 10);
+		} else if (!strncmp(argv[i], "mshr=", 5)) {
+			overlap.mshr = strtoul(argv[i] + 5, NULL, 10);
+		} else if (!strncmp(argv[i], "direct_map=", 11)) {
+			direct_map = strtoull(argv[i] + 11, NULL, 0);
 		} else {
 			return fail(argv[i], "unknown argument (out, name, l1d, l2, llc, line, "
-				    "profile)");
+				    "profile, dtlb, stlb, pwc, direct_map, rob, mshr)");
 		}
 	}
 	if (!out)
@@ -169,6 +301,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	cache = mb_cache_new(&g, ncpus, &why);
 	if (!cache)
 		return fail("geometry", why);
+	if (tlb.array[MB_DTLB_L1][0].entries &&
+	    !(mmu = mb_mmu_new(&tlb, ncpus, read_phys, NULL, &why)))
+		return fail("dtlb", why);
+	if (!overlap.rob != !overlap.mshr)
+		return fail("rob", "give both rob= and mshr=, or neither");
+	if (overlap.rob && !(overlapping = mb_overlap_new(&overlap, ncpus)))
+		return fail("memory", "out of memory");
 	f = fopen(out, "w");
 	if (!f)
 		return fail(out, "cannot create");
@@ -177,6 +316,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (!insns_now || mb_windows_init(&windows, cache, ncpus, f) || mb_profile_init(&sites))
 		return fail("memory", "out of memory");
 	windows.profile = profiling ? &sites : NULL;
+	windows.mmu = mmu;
+	windows.overlap = overlapping;
+	scratch = g_byte_array_new();
+	if (mmu)
+		qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	mb_windows_header(&windows, &g, name);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);

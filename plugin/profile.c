@@ -53,7 +53,7 @@ void mb_profile_reset(struct mb_profile *p)
 			memset(&s->counts, 0, sizeof(s->counts));
 }
 
-void mb_profile_write(const struct mb_profile *p, FILE *out, unsigned int run)
+void mb_profile_write(const struct mb_profile *p, const struct mb_windows *w, unsigned int run)
 {
 	for (size_t b = 0; b < p->nbuckets; b++)
 		for (const struct mb_site *s = p->buckets[b]; s; s = s->next) {
@@ -61,10 +61,9 @@ void mb_profile_write(const struct mb_profile *p, FILE *out, unsigned int run)
 
 			if (!c->insns && !c->accesses)
 				continue;
-			fprintf(out, "site run=%u vaddr=0x%" PRIx64 " insns=%" PRIu64
-				" accesses=%" PRIu64 " l1d_misses=%" PRIu64 " l2_misses=%" PRIu64
-				" llc_misses=%" PRIu64 "\n", run, s->vaddr, c->insns, c->accesses,
-				c->misses[MB_L1D], c->misses[MB_L2], c->misses[MB_LLC]);
+			fprintf(w->out, "site run=%u vaddr=0x%" PRIx64 " ", run, s->vaddr);
+			mb_counts_write(w, c);
+			fputc('\n', w->out);
 		}
-	fflush(out);
+	fflush(w->out);
 }

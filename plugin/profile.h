@@ -24,7 +24,7 @@ void mb_profile_free(struct mb_profile *p);
 /* The site of a block; a block translated again (same address and length) is the same site. */
 struct mb_site *mb_profile_site(struct mb_profile *p, uint64_t vaddr, unsigned int insns);
 void mb_profile_reset(struct mb_profile *p);
-/* One line per site that counted anything. */
-void mb_profile_write(const struct mb_profile *p, FILE *out, unsigned int run);
+/* One line per site that counted anything, to w's output, with w's counts. */
+void mb_profile_write(const struct mb_profile *p, const struct mb_windows *w, unsigned int run);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The part of QEMU's TCG plugin API (version 4, QEMU 10.0) the model uses,
  * declared from QEMU's documentation: Debian ships QEMU without its
- * qemu-plugin.h. QEMU resolves these symbols in the plugin at load time. */
+ * qemu-plugin.h. QEMU resolves these symbols in the plugin at load time, and
+ * GLib's, whose arrays the register and memory reads fill (QEMU links GLib). */
 #ifndef MAPBENCH_QEMU_PLUGIN_API_H
 #define MAPBENCH_QEMU_PLUGIN_API_H
 #include <stdbool.h>
@@ -9,6 +10,20 @@
 #include <stdint.h>
 
 #define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/* GLib's byte and plain arrays: their public fields come first. */
+typedef struct {
+	uint8_t *data;
+	unsigned int len;
+} GByteArray;
+typedef struct {
+	char *data;
+	unsigned int len;
+} GArray;
+GByteArray *g_byte_array_new(void);
+GByteArray *g_byte_array_set_size(GByteArray *array, unsigned int length);
+uint8_t *g_byte_array_free(GByteArray *array, int free_segment);
+char *g_array_free(GArray *array, int free_segment);
 
 typedef uint64_t qemu_plugin_id_t;
 typedef uint32_t qemu_plugin_meminfo_t;
@@ -32,6 +47,13 @@ struct qemu_plugin_tb;
 struct qemu_plugin_insn;
 struct qemu_plugin_hwaddr;
 struct qemu_plugin_scoreboard;
+struct qemu_plugin_register;
+
+typedef struct {
+	struct qemu_plugin_register *handle;
+	const char *name;
+	const char *feature;
+} qemu_plugin_reg_descriptor;
 
 typedef struct {
 	struct qemu_plugin_scoreboard *score;
@@ -56,6 +78,7 @@ enum qemu_plugin_op {
 };
 
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
@@ -76,6 +99,7 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 				      qemu_plugin_vcpu_mem_cb_t cb,
 				      enum qemu_plugin_cb_flags flags,
 				      enum qemu_plugin_mem_rw rw, void *userdata);
+void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
 				    void *userdata);
 
@@ -86,13 +110,41 @@ size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest, si
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 
+enum qemu_plugin_mem_value_type {
+	QEMU_PLUGIN_MEM_VALUE_U8,
+	QEMU_PLUGIN_MEM_VALUE_U16,
+	QEMU_PLUGIN_MEM_VALUE_U32,
+	QEMU_PLUGIN_MEM_VALUE_U64,
+	QEMU_PLUGIN_MEM_VALUE_U128,
+};
+
+typedef struct {
+	enum qemu_plugin_mem_value_type type;
+	union {
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		uint64_t u64;
+		struct {
+			uint64_t low, high;
+		} u128;
+	} data;
+} qemu_plugin_mem_value;
+
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
+/* The value a load loaded or a store stored (in a memory callback). */
+qemu_plugin_mem_value qemu_plugin_mem_get_value(qemu_plugin_meminfo_t info);
 struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info, uint64_t vaddr);
 bool qemu_plugin_hwaddr_is_io(const struct qemu_plugin_hwaddr *haddr);
 uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
 
 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
+
+/* In vCPU context (a callback); registers only in one registered with R_REGS. */
+GArray *qemu_plugin_get_registers(void);
+int qemu_plugin_read_register(struct qemu_plugin_register *handle, GByteArray *buf);
+bool qemu_plugin_read_memory_vaddr(uint64_t addr, GByteArray *data, size_t len);
 
 void qemu_plugin_outs(const char *string);
 

@@ -33,30 +33,94 @@ void mb_windows_header(struct mb_windows *w, const struct mb_geometry *g, const 
 	fflush(w->out);
 }
 
-static void count(struct mb_counts *c, enum mb_level hit)
+/* A line access that hit at level hit, as data or as a walk's load. */
+static void count_line(struct mb_counts *c, enum mb_level hit, bool walk)
 {
-	c->accesses++;
+	uint64_t *misses = walk ? c->walk_misses : c->misses;
+
+	if (walk)
+		c->walk_loads++;
+	else
+		c->accesses++;
 	for (enum mb_level l = MB_L1D; l < hit; l++)
-		c->misses[l]++;
+		misses[l]++;
 }
 
-void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t paddr,
-		       unsigned int size, struct mb_counts *also)
+static void count_translation(struct mb_counts *c, const struct mb_walk *t)
+{
+	c->dtlb_misses += t->how != MB_TLB_L1_HIT;
+	c->walks += t->how == MB_TLB_WALKED || t->how == MB_TLB_UNWALKABLE;
+	c->unwalkable += t->how == MB_TLB_UNWALKABLE;
+}
+
+/* The walk's loads go through the caches of the vCPU that walked. */
+static void translate(struct mb_windows *w, int cpu, uint64_t vaddr, struct mb_counts *c,
+		      struct mb_counts *also)
+{
+	struct mb_walk t;
+
+	mb_mmu_translate(w->mmu, cpu, vaddr, &t);
+	count_translation(c, &t);
+	if (also)
+		count_translation(also, &t);
+	for (unsigned int i = 0; i < t.nloads; i++) {
+		enum mb_level hit = mb_cache_access(w->cache, cpu, t.loads[i]);
+
+		count_line(c, hit, true);
+		if (also)
+			count_line(also, hit, true);
+	}
+}
+
+void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
+		       struct mb_access *a, struct mb_counts *also)
 {
 	struct mb_counts *c = &w->counts[cpu * MB_MODES + mode];
 	unsigned int shift = mb_cache_line_shift(w->cache);
-	uint64_t line = paddr >> shift, last = (paddr + size - 1) >> shift;
+	uint64_t line = a->paddr >> shift, last = (a->paddr + a->size - 1) >> shift;
 
 	if (!w->open)
 		return;
+	/* An access that straddles a page is translated once: they are rare. */
+	if (w->mmu)
+		translate(w, cpu, a->vaddr, c, also);
 	/* An access that straddles a line boundary touches both lines. */
 	for (; line <= last; line++) {
 		enum mb_level hit = mb_cache_access(w->cache, cpu, line << shift);
 
-		count(c, hit);
+		count_line(c, hit, false);
 		if (also)
-			count(also, hit);
+			count_line(also, hit, false);
+		if (hit == MB_L1D || !w->overlap)
+			continue;
+		if (a->complete) {
+			a->complete(a, a->ctx);
+			a->complete = NULL;
+		}
+		if (!mb_overlap_miss(w->overlap, cpu, a->insns, a->vaddr, a->value, hit))
+			continue;
+		c->overlapped[hit - 1]++;
+		if (also)
+			also->overlapped[hit - 1]++;
 	}
+}
+
+void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c)
+{
+	fprintf(w->out, "insns=%" PRIu64 " accesses=%" PRIu64 " l1d_misses=%" PRIu64
+		" l2_misses=%" PRIu64 " llc_misses=%" PRIu64, c->insns, c->accesses,
+		c->misses[MB_L1D], c->misses[MB_L2], c->misses[MB_LLC]);
+	if (w->overlap)
+		fprintf(w->out, " overlapped_l2_hits=%" PRIu64 " overlapped_llc_hits=%" PRIu64
+			" overlapped_memory=%" PRIu64, c->overlapped[0], c->overlapped[1],
+			c->overlapped[2]);
+	if (!w->mmu)
+		return;
+	fprintf(w->out, " dtlb_misses=%" PRIu64 " walks=%" PRIu64 " walk_loads=%" PRIu64
+		" walk_l1d_misses=%" PRIu64 " walk_l2_misses=%" PRIu64 " walk_llc_misses=%" PRIu64
+		" unwalkable=%" PRIu64, c->dtlb_misses, c->walks, c->walk_loads,
+		c->walk_misses[MB_L1D], c->walk_misses[MB_L2], c->walk_misses[MB_LLC],
+		c->unwalkable);
 }
 
 static void window_open(struct mb_windows *w, const uint64_t *insns)
@@ -69,13 +133,13 @@ static void window_open(struct mb_windows *w, const uint64_t *insns)
 static void window_close(struct mb_windows *w, const uint64_t *insns)
 {
 	for (int i = 0; i < w->ncpus * MB_MODES; i++) {
-		const struct mb_counts *c = &w->counts[i];
+		struct mb_counts c = w->counts[i];
 
-		fprintf(w->out, "window run=%u index=%u vcpu=%d mode=%s insns=%" PRIu64
-			" accesses=%" PRIu64 " l1d_misses=%" PRIu64 " l2_misses=%" PRIu64
-			" llc_misses=%" PRIu64 "\n", w->run, w->index, i / MB_MODES,
-			mode_names[i % MB_MODES], insns[i] - w->insns_at_open[i], c->accesses,
-			c->misses[MB_L1D], c->misses[MB_L2], c->misses[MB_LLC]);
+		c.insns = insns[i] - w->insns_at_open[i];
+		fprintf(w->out, "window run=%u index=%u vcpu=%d mode=%s ", w->run, w->index,
+			i / MB_MODES, mode_names[i % MB_MODES]);
+		mb_counts_write(w, &c);
+		fputc('\n', w->out);
 	}
 	fflush(w->out);
 	w->index++;
@@ -90,6 +154,10 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *in
 		w->run++;
 		w->index = 0;
 		mb_cache_flush(w->cache);
+		if (w->mmu)
+			mb_mmu_flush(w->mmu);
+		if (w->overlap)
+			mb_overlap_flush(w->overlap);
 		if (w->profile)
 			mb_profile_reset(w->profile);
 		window_open(w, insns);
@@ -109,7 +177,7 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *in
 			return;
 		window_close(w, insns);
 		if (w->profile)
-			mb_profile_write(w->profile, w->out, w->run);
+			mb_profile_write(w->profile, w, w->run);
 		break;
 	default:
 		break;

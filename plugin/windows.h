@@ -1,25 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What the model counts: per measured window (marker.h), per vCPU and per
  * mode (kernel, user), instructions, line accesses and misses per cache
- * level. Each window is written out as it closes, one line per vCPU and mode,
+ * level, and with TLBs (mmu.h) their misses, walks and the walks' loads and
+ * misses per cache level. Each window is written out as it closes, one line per vCPU and mode,
  * so the counts survive a QEMU that is killed (scripts/vmrun kills it). */
 #ifndef MAPBENCH_WINDOWS_H
 #define MAPBENCH_WINDOWS_H
 #include <stdbool.h>
 #include <stdio.h>
 #include "cache.h"
+#include "mmu.h"
+#include "overlap.h"
 #include "marker.h"
 
 enum mb_mode { MB_KERNEL, MB_USER, MB_MODES };
 
 struct mb_counts {
 	uint64_t insns, accesses, misses[MB_LEVELS];	/* misses[MB_L1D]: L1D misses, ... */
+	uint64_t dtlb_misses, walks;	/* L1 DTLB misses; L2 DTLB misses, each a walk */
+	uint64_t walk_loads, walk_misses[MB_LEVELS];
+	uint64_t unwalkable;		/* accesses no walk could translate (not counted above) */
+	uint64_t overlapped[MB_LEVELS];	/* L1D misses an earlier one hid: [0] L2 hits, ... memory */
+};
+
+/* One guest load or store. */
+struct mb_access {
+	uint64_t vaddr, paddr;
+	unsigned int size;
+	/* For overlapping misses, filled by complete() (where not NULL) only
+	 * when the access misses L1D: reading them costs on every access. */
+	uint64_t value;		/* what it loaded or stored */
+	uint64_t insns;		/* the vCPU's instructions when it ran */
+	void (*complete)(struct mb_access *a, const void *ctx);
+	const void *ctx;
 };
 
 struct mb_profile;
 
 struct mb_windows {
 	struct mb_cache *cache;
+	struct mb_mmu *mmu;		/* TLBs, or NULL */
+	struct mb_overlap *overlap;	/* overlapping misses, or NULL */
 	struct mb_profile *profile;	/* --profile, or NULL */
 	FILE *out;
 	int ncpus;
@@ -33,10 +54,13 @@ int mb_windows_init(struct mb_windows *w, struct mb_cache *cache, int ncpus, FIL
 void mb_windows_free(struct mb_windows *w);
 /* The model's first line: its geometry, for the reader to check. */
 void mb_windows_header(struct mb_windows *w, const struct mb_geometry *g, const char *name);
-/* A data access of size bytes at paddr; counted only inside a window, in
- * also too where it is not NULL (the profile's site of the instruction). */
-void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t paddr,
-		       unsigned int size, struct mb_counts *also);
+/* A data access; counted only inside a window, in also too where it is not
+ * NULL (the profile's site of the instruction). */
+void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
+		       struct mb_access *a, struct mb_counts *also);
+/* Counts' names and values to w's output ("insns=1 accesses=..."), the
+ * TLBs' and the overlaps' only where w models them. */
+void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c);
 /* A marker executed; insns: every vCPU's instruction counters now, [cpu * MB_MODES + mode]. */
 void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *insns);
 

@@ -2,36 +2,62 @@
 arguments for one, its counts read back, and the figures a result carries.
 
 The plugin counts, per measured window, vCPU and mode, instructions, data
-line accesses and misses per cache level; it knows only the geometry. The
-costs live here, so a figure can be recomputed without running again:
+line accesses and misses per cache level, and with TLBs their misses and
+the page walks' loads and misses; it knows only the geometry. The costs
+live here, so a figure can be recomputed without running again:
 
   modelled cycles = instructions / IPC + L1D misses that hit L2 x L2 penalty
                     + L2 misses that hit the LLC x LLC penalty
                     + LLC misses x memory penalty
+                    + L1 DTLB misses that hit the L2 TLB x its latency
+                    + walks' loads x the L1D latency
+                      (and their misses as the data's, by level)
+                    - each overlapped miss's penalty (plugin/overlap.h)
 
-A penalty is the cycles a miss adds beyond an L1 hit. Per op: kernel-mode
-counts of every vCPU over the measured samples, divided by their ops (the
-maps' work runs in the kernel; the bench's own loop is user mode).
+A penalty is the cycles a miss adds beyond an L1 hit: a data load's L1 hit
+is in the IPC, a walk's is not (the walk waits for each entry). Per op:
+kernel-mode counts of every vCPU over the measured samples, divided by
+their ops (the maps' work runs in the kernel; the bench's loop is user mode).
+
+A machine's mechanisms can be switched off for an ablation: zen4:no-tlb is
+zen4 without TLBs, zen4:no-overlap without overlapping misses.
 """
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .paths import ROOT
 
 PLUGIN = ROOT / "build" / "mapbench-model.so"
 LEVELS = ("l1d", "l2", "llc")
-COUNTS = ("insns", "accesses", "l1d_misses", "l2_misses", "llc_misses")
-# What the model leaves out, said once wherever its figures are shown.
-LEAVES_OUT = ("modelled: one data-cache hierarchy, true LRU, no coherence traffic, "
-              "prefetchers, TLBs, branch prediction or overlapping misses")
+TLB_COUNTS = ("dtlb_misses", "walks", "walk_loads", "walk_l1d_misses", "walk_l2_misses",
+              "walk_llc_misses", "unwalkable")
+OVERLAP_COUNTS = ("overlapped_l2_hits", "overlapped_llc_hits", "overlapped_memory")
+COUNTS = ("insns", "accesses", "l1d_misses", "l2_misses", "llc_misses", *TLB_COUNTS,
+          *OVERLAP_COUNTS)
+# The mechanisms a machine's name can switch off (NAME:no-MECHANISM).
+MECHANISMS = ("tlb", "overlap")
+COST_TERMS = ("insns", "L2 hits", "LLC hits", "memory", "walk loads", "L2 TLB hits")
 
 
-def cost_terms(c):
-    """What a dict of counts costs in: instructions, L1D misses that hit L2,
-    L2 misses that hit the LLC, and LLC misses (accesses to memory)."""
-    return (c["insns"], c["l1d_misses"] - c["l2_misses"], c["l2_misses"] - c["llc_misses"],
-            c["llc_misses"])
+@dataclass(frozen=True)
+class Tlb:
+    """A core's data TLBs as the plugin takes them (plugin/plugin.c): each
+    level's arrays PAGES:ENTRIES:WAYS joined by '+', PAGES of k (4 KiB),
+    m (2 MiB), g (1 GiB), s (1 GiB held as 2 MiB); page-walk cache entries
+    per upper level; cycles of an L1 miss that hits the L2 TLB."""
+    l1: str
+    l2: str
+    pwc: int
+    l2_hit: int
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How many misses a core overlaps (plugin/overlap.h): its reorder
+    window in instructions and the L1D misses it keeps in flight."""
+    rob: int
+    mshr: int
 
 
 @dataclass(frozen=True)
@@ -42,7 +68,23 @@ class Machine:
     ways: tuple
     penalty: tuple     # cycles a miss to L2, to the LLC, to memory adds to an L1 hit
     ipc: float         # instructions per cycle when every access hits L1D
+    l1_latency: int    # cycles of an L1D hit (a walk's load waits for it)
+    tlb: Tlb = None
+    overlap: Overlap = None
     line: int = 64
+
+    def without(self, mechanism):
+        """This machine with a mechanism switched off, named NAME:no-MECHANISM
+        (no-overlap from a run with it is exact: overlaps change costs, not
+        what the caches hold)."""
+        return replace(self, name=f"{self.name}:no-{mechanism}", **{mechanism: None})
+
+    def leaves_out(self):
+        """What the model leaves out, said once wherever its figures are shown."""
+        return ("modelled: one data-cache hierarchy, true LRU, no coherence traffic, "
+                + ("" if self.tlb else "TLBs, ") + "prefetchers, "
+                + ("branch prediction" if self.overlap else
+                   "branch prediction or overlapping misses"))
 
     def record(self):
         """What environment.vm.model says of it."""
@@ -50,28 +92,63 @@ class Machine:
                 **{f"{lv}_bytes": s for lv, s in zip(LEVELS, self.size)},
                 **{f"{lv}_ways": w for lv, w in zip(LEVELS, self.ways)},
                 "penalty_l2": self.penalty[0], "penalty_llc": self.penalty[1],
-                "penalty_memory": self.penalty[2], "ipc": self.ipc}
+                "penalty_memory": self.penalty[2], "ipc": self.ipc,
+                "l1_latency": self.l1_latency,
+                "tlb": self.tlb and {"l1": self.tlb.l1, "l2": self.tlb.l2, "pwc": self.tlb.pwc,
+                                     "l2_hit": self.tlb.l2_hit},
+                "overlap": self.overlap and {"rob": self.overlap.rob, "mshr": self.overlap.mshr}}
 
     def plugin_arg(self, out, profile=False):
         """-plugin's argument: the plugin, where its counts go, the geometry."""
         levels = ",".join(f"{lv}={s}:{w}" for lv, s, w in zip(LEVELS, self.size, self.ways))
-        return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}"
+        tlb = (f",dtlb={self.tlb.l1},stlb={self.tlb.l2},pwc={self.tlb.pwc}" if self.tlb else "")
+        overlap = f",rob={self.overlap.rob},mshr={self.overlap.mshr}" if self.overlap else ""
+        return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}{tlb}{overlap}"
                 + (",profile=on" if profile else ""))
+
+    def cost_terms(self, c):
+        """What a dict of counts costs in on this machine (COST_TERMS):
+        instructions; loads that hit L2, the LLC or memory (data and walks
+        alike) and no earlier miss hid; walks' loads; L1 DTLB misses that
+        hit the L2 TLB. A mechanism the machine has not adds nothing, so
+        NAME:no-overlap costs NAME's counts as if no miss had overlapped."""
+        def n(key, mechanism=True):
+            return c.get(key, 0) if mechanism else 0
+        tlb, hide = self.tlb is not None, self.overlap is not None
+        return (c["insns"],
+                n("l1d_misses") - n("l2_misses") + n("walk_l1d_misses", tlb)
+                - n("walk_l2_misses", tlb) - n("overlapped_l2_hits", hide),
+                n("l2_misses") - n("llc_misses") + n("walk_l2_misses", tlb)
+                - n("walk_llc_misses", tlb) - n("overlapped_llc_hits", hide),
+                n("llc_misses") + n("walk_llc_misses", tlb) - n("overlapped_memory", hide),
+                n("walk_loads", tlb), n("dtlb_misses", tlb) - n("walks", tlb))
 
     def cycles(self, c):
         """Modelled cycles of a dict of counts."""
-        insns, l2_hits, llc_hits, memory = cost_terms(c)
+        insns, l2_hits, llc_hits, memory, walk_loads, l2_tlb_hits = self.cost_terms(c)
         return (insns / self.ipc + l2_hits * self.penalty[0]
-                + llc_hits * self.penalty[1] + memory * self.penalty[2])
+                + llc_hits * self.penalty[1] + memory * self.penalty[2]
+                + walk_loads * self.l1_latency
+                + l2_tlb_hits * (self.tlb.l2_hit if self.tlb else 0))
 
 
 KiB, MiB = 1024, 1024 * 1024
-MACHINES = {m.name: m for m in (
+# TLBs (docs/vm.org names the sources): Zen 4's L1 DTLB holds every page
+# size, its L2 DTLB 4 KiB and 2 MiB pages and 1 GiB ones smashed to 2 MiB;
+# Skylake has an L1 DTLB per page size and an STLB shared by 4 KiB and 2 MiB.
+BASE = (
     Machine("zen4", "AMD Zen 4 core: 32 KiB L1D, 1 MiB L2, a CCD's 32 MiB L3",
-            (32 * KiB, 1 * MiB, 32 * MiB), (8, 8, 16), (10, 45, 300), 3.0),
+            (32 * KiB, 1 * MiB, 32 * MiB), (8, 8, 16), (10, 45, 300), 3.0, 4,
+            Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24)),
     Machine("skylake-sp", "Intel Skylake-SP core: 32 KiB L1D, 1 MiB L2, 16 MiB of L3",
-            (32 * KiB, 1 * MiB, 16 * MiB), (8, 16, 16), (10, 60, 250), 2.5),
-)}
+            (32 * KiB, 1 * MiB, 16 * MiB), (8, 16, 16), (10, 60, 250), 2.5, 4,
+            Tlb("k:64:4+m:32:4+g:4:4", "km:1536:12+g:16:4", 16, 9), Overlap(224, 12)),
+)
+# Every machine, and each with each mechanism off (for the ablation table);
+# zen4:no-tlb:no-overlap is the model before either.
+MACHINES = {m.name: m for base in BASE
+            for m in (base, *(base.without(mech) for mech in MECHANISMS),
+                      base.without("tlb").without("overlap"))}
 DEFAULT = "zen4"
 
 WINDOW = re.compile(r"^window run=(\d+) index=(\d+) vcpu=(\d+) mode=(\w+) (.*)$")
@@ -146,16 +223,17 @@ def profile(machine, sites, symbols, ops):
     samples and their modelled cycles, costliest first; the functions past
     PROFILE_TOP summed as one row."""
     funcs = {}
+    counted = [k for k in COUNTS if k in sites[0]] if sites else []
     for s in sites:
-        f = funcs.setdefault(symbols.name(s["vaddr"]), dict.fromkeys(COUNTS, 0))
-        for k in COUNTS:
-            f[k] += s.get(k, 0)
+        f = funcs.setdefault(symbols.name(s["vaddr"]), dict.fromkeys(counted, 0))
+        for k in counted:
+            f[k] += s[k]
     rows = [{"function": name, **{k: v / ops for k, v in c.items()}} for name, c in funcs.items()]
     for r in rows:
         r["model_cycles"] = machine.cycles(r)
     rows.sort(key=lambda r: (-r["model_cycles"], r["function"]))
     if len(rows) > PROFILE_TOP:
-        rest = {k: sum(r[k] for r in rows[PROFILE_TOP:]) for k in (*COUNTS, "model_cycles")}
+        rest = {k: sum(r[k] for r in rows[PROFILE_TOP:]) for k in (*counted, "model_cycles")}
         rows = rows[:PROFILE_TOP] + [{"function": OTHER, **rest}]
     return rows
 
@@ -167,13 +245,14 @@ def block(machine, windows, samples):
     by_index = {}
     for w in windows:
         by_index.setdefault(w["index"], []).append(
-            {k: w[k] for k in ("vcpu", "mode", *COUNTS)})
+            {k: w[k] for k in ("vcpu", "mode", *COUNTS) if k in w})
     if any(s["index"] not in by_index for s in samples):
         return None
     measured = [s for s in samples if not s["warmup"]]
     ops = sum(s["ops"] for s in measured)
+    counted = [k for k in COUNTS if k in windows[0]] if windows else []
     total = {k: sum(c[k] for s in measured for c in by_index[s["index"]]
-                    if c["mode"] == "kernel") for k in COUNTS}
+                    if c["mode"] == "kernel") for k in counted}
     per_op = {k: v / ops for k, v in total.items()} if ops else {}
     if per_op:
         per_op["model_cycles"] = machine.cycles(per_op)

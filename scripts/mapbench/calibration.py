@@ -6,8 +6,9 @@ Two questions, two answers:
     ns/op? One clock rate (least squares through the origin) turns cycles
     into ns; the residuals say how far each row is off.
   - What would the hardware's own costs be? Non-negative least squares of
-    ns/op on the model's counts per op (instructions, L1D misses that hit L2,
-    L2 misses that hit the LLC, LLC misses), each row weighted by 1/its ns
+    ns/op on the model's counts per op (Machine.cost_terms: instructions,
+    loads that hit L2, the LLC, memory, walks' loads, L2 TLB hits), each row
+    weighted by 1/its ns
     (relative errors: rows span 10 ns to 1.4 us): ns per instruction and per
     miss. Fitted on seed 004's rows (one machine); seed 002's LPM rows, from
     another machine, are shown against that fit, not fitted.
@@ -31,7 +32,6 @@ SEED_004 = {
 # Seed 002 (LPM benchmarks), 10K entries of /32, latency ns/op.
 SEED_002 = {"lpm-trie-lookup": 134.710, "lpm-trie-update": 378.310,
             "lpm-trie-delete": 1405.152}
-FEATURES = ("insns", "L2 hits", "LLC hits", "memory")
 
 
 def hardware_ns(run):
@@ -69,11 +69,11 @@ def fit(rows_, machine):
     hw = np.array([r[1] for r in rows_])
     cycles = np.array([machine.cycles(r[2]) for r in rows_])
     ghz = float(cycles @ cycles / (cycles @ hw))
-    x = np.array([cachemodel.cost_terms(r[2]) for r in rows_])
+    x = np.array([machine.cost_terms(r[2]) for r in rows_])
     fitted = np.array([r[3] for r in rows_])
     w = 1 / hw[fitted]
     costs, _ = nnls(x[fitted] * w[:, None], hw[fitted] * w)
-    return {"ghz": ghz, "model_ns": cycles / ghz, "costs": dict(zip(FEATURES, costs)),
+    return {"ghz": ghz, "model_ns": cycles / ghz, "costs": dict(zip(cachemodel.COST_TERMS, costs)),
             "fit_ns": x @ costs, "hw_ns": hw, "cycles": cycles, "fitted": fitted,
             "names": [r[0] for r in rows_]}
 
@@ -95,20 +95,75 @@ def geo_error(estimate, actual):
     return (np.exp(np.mean(np.abs(np.log(estimate / actual)))) - 1) * 100
 
 
-def report(folder):
-    """The calibration of the set in folder, as text and an org table."""
+def directions(r):
+    """How many of seed 004's htab-against-rhtab pairs the model orders as
+    the hardware does, and which it does not."""
+    ns = dict(zip(r["names"], zip(r["model_ns"], r["hw_ns"])))
+    pairs = [(n, n.replace("htab", "rhtab", 1)) for n in ns if n.startswith("htab lookup")]
+    pairs = [(h, rh) for h, rh in pairs if rh in ns]
+    wrong = [h[len("htab lookup "):] for h, rh in pairs
+             if (ns[h][0] < ns[rh][0]) != (ns[h][1] < ns[rh][1])]
+    return (f"htab against rhtab: {len(pairs) - len(wrong)} of {len(pairs)} in the hardware's "
+            f"direction" + (f" (not at {', '.join(wrong)})" if wrong else ""))
+
+
+def calibrated(folder, without=None):
+    """The machine a set was modelled on and its fit; without: that
+    machine with a mechanism off that changes costs only (overlap)."""
     found, machines = rows(folder)
-    if len(found) < len(FEATURES) or len(machines) != 1:
+    if len(found) < len(cachemodel.COST_TERMS) or len(machines) != 1:
         raise InputError(f"{folder}: {len(found)} runs with a seed figure and model counts, on "
                          f"{len(machines)} machines; run vmrun --model NAME --suite cache-model "
                          "in a 7.2 guest")
     machine = cachemodel.MACHINES[machines.pop()]
-    r = fit(found, machine)
+    if without:
+        machine = machine.without(without)
+    return machine, fit(found, machine)
+
+
+def ablation(sets):
+    """An org table of [(machine, fit)]: per row the hardware's ns and each
+    machine's modelled cycles and error at its own clock rate (the one
+    fitted number each), so a reader sees what each mechanism moved; the
+    geometric mean errors last."""
+    def off(r, j):
+        return f"{(r['model_ns'][j] / r['hw_ns'][j] - 1) * 100:+.0f}%"
+
+    def error(r, rows_):
+        return f"at {r['ghz']:.2f} GHz | {geo_error(r['model_ns'][rows_], r['hw_ns'][rows_]):.0f}%"
+    names = sets[0][1]["names"]
+    lines = ["| row | hardware ns/op | " + " | ".join(
+        f"{m.name} cycles/op | off" for m, _ in sets) + " |", "|-"]
+    for i, name in enumerate(names):
+        cells = []
+        for _, r in sets:
+            j = r["names"].index(name) if name in r["names"] else None
+            cells += ["-", "-"] if j is None else [f"{r['cycles'][j]:.1f}", off(r, j)]
+        lines.append(f"| {name} | {sets[0][1]['hw_ns'][i]:.2f} | " + " | ".join(cells) + " |")
+    lines.append("| geometric mean error, seed 004 | | "
+                 + " | ".join(error(r, r["fitted"]) for _, r in sets) + " |")
+    lines.append("| geometric mean error, all rows | | "
+                 + " | ".join(error(r, slice(None)) for _, r in sets) + " |")
+    return "\n".join(lines)
+
+
+def report(folder, others=()):
+    """The calibration of the set in folder, as text and an org table, and
+    an ablation table: the machine without overlapping misses (from the same
+    counts), and others (the suite run on the machine with a mechanism off,
+    e.g. zen4:no-tlb) with and without them."""
+    machine, r = calibrated(folder)
+    sets = [(machine, r)] + [calibrated(f, off) for f in others for off in (None, "overlap")
+                             if not off or cachemodel.MACHINES[rows(f)[1].pop()].overlap]
+    if machine.overlap:
+        sets.insert(1, calibrated(folder, "overlap"))
     f = r["fitted"]
     costs = ", ".join(f"{k} {v:.3g} ns" for k, v in r["costs"].items())
     return "\n".join([
-        f"{machine.name}: {len(found)} rows; one clock rate of {r['ghz']:.2f} GHz maps modelled "
-        f"cycles to ns; geometric mean error {geo_error(r['model_ns'], r['hw_ns']):.0f}% "
+        f"{machine.name}: {len(r['names'])} rows; one clock rate of {r['ghz']:.2f} GHz maps "
+        f"modelled cycles to ns; geometric mean error {geo_error(r['model_ns'], r['hw_ns']):.0f}% "
         f"({geo_error(r['model_ns'][f], r['hw_ns'][f]):.0f}% on seed 004's rows)",
         f"NNLS costs on seed 004's rows: {costs}; geometric mean error "
-        f"{geo_error(r['fit_ns'][f], r['hw_ns'][f]):.0f}%", "", table(r)])
+        f"{geo_error(r['fit_ns'][f], r['hw_ns'][f]):.0f}%", directions(r), "", table(r)]
+        + (["", "Ablation: each set's machine, its modelled cycles and error per row", "",
+            ablation(sets)] if len(sets) > 1 else []))

@@ -14,6 +14,9 @@ COLUMNS = (("insns", "insns/op"), ("llc_misses", "LLC misses/op"),
 # the LLC moves L2 misses, not LLC ones).
 LEVELS = (("llc_misses", "LLC"), ("l2_misses", "L2"), ("l1d_misses", "L1D"))
 MOVED = 0.005       # misses per op: less shows as +0.00
+# Page walks (a model with TLBs): named beside the misses when they moved.
+WALKS = "walks"
+GATHERED = (*dict(COLUMNS), *dict(LEVELS), WALKS)
 
 
 def per_function(runs):
@@ -24,7 +27,7 @@ def per_function(runs):
     for name in names:
         rows = [next((r for r in run.profile if r["function"] == name), {}) for run in runs]
         out[name] = {k: float(np.median([r.get(k, 0.0) for r in rows]))
-                     for k in (*dict(COLUMNS), *dict(LEVELS))}
+                     for k in GATHERED}
     return out
 
 
@@ -40,7 +43,7 @@ def changes(a_runs, b_runs, top=8):
         b = per_function([r for r in b_runs if r.key() == key and r.profile])
         if not a or not b:
             continue
-        zero = dict.fromkeys((*dict(COLUMNS), *dict(LEVELS)), 0.0)
+        zero = dict.fromkeys(GATHERED, 0.0)
         rows = [(f, a.get(f, zero), b.get(f, zero)) for f in set(a) | set(b)]
         rows.sort(key=lambda r: (-abs(r[2]["model_cycles"] - r[1]["model_cycles"]), r[0]))
         out.append((label(key, varying), rows[:top]))
@@ -50,11 +53,13 @@ def changes(a_runs, b_runs, top=8):
 def headline(before, after):
     """"+2.00 insns/op, +0.90 LLC misses/op": what moved in one function, its
     instructions and the deepest cache level whose misses moved (LLC where
-    none did)."""
+    none did), and its page walks where they moved."""
     key, level = next(((k, lv) for k, lv in LEVELS if abs(after[k] - before[k]) >= MOVED),
                       LEVELS[0])
+    walks = after.get(WALKS, 0) - before.get(WALKS, 0)
     return (f"{after['insns'] - before['insns']:+.2f} insns/op, "
-            f"{after[key] - before[key]:+.2f} {level} misses/op")
+            f"{after[key] - before[key]:+.2f} {level} misses/op"
+            + (f", {walks:+.2f} page walks/op" if abs(walks) >= MOVED else ""))
 
 
 def table(a_runs, b_runs, fmt="text", top=8):

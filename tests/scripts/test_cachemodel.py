@@ -12,7 +12,7 @@ from test_analysis import result_doc
 from test_clock import ICOUNT
 
 from mapbench import cachemodel, calibration, qemu10, results, where
-from mapbench.cachemodel import Machine
+from mapbench.cachemodel import Machine, Overlap, Tlb
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
 window run=1 index=0 vcpu=0 mode=kernel insns=1000 accesses=300 l1d_misses=40 l2_misses=20 llc_misses=10
@@ -24,7 +24,8 @@ window run=1 index=1 vcpu=0 mode=user insns=7 accesses=1 l1d_misses=1 l2_misses=
 window run=1 index=1 vcpu=1 mode=kernel insns=0 accesses=0 l1d_misses=0 l2_misses=0 llc_misses=0
 window run=1 index=1 vcpu=1 mode=user insns=0 accesses=0 l1d_misses=0 l2_misses=0 llc_misses=0
 """.splitlines()
-MACHINE = Machine("t", "a test machine", (32768, 1 << 20, 32 << 20), (8, 8, 16), (10, 40, 200), 2.0)
+MACHINE = Machine("t", "a test machine", (32768, 1 << 20, 32 << 20), (8, 8, 16), (10, 40, 200), 2.0,
+                  4, Tlb("kmg:4:4", "km:16:4", 2, 7), Overlap(100, 4))
 
 
 def test_per_op_counts_are_the_measured_samples_in_kernel_mode():
@@ -43,6 +44,41 @@ def test_per_op_counts_are_the_measured_samples_in_kernel_mode():
     assert len(block["windows"][0]["counts"]) == 4
 
 
+def test_walks_cost_their_loads_and_l2_tlb_hits_their_latency():
+    """A window with TLB counts: walks' loads cost the L1D latency each and
+    their misses as data misses; L1 DTLB misses that hit the L2 TLB cost its
+    latency; a machine without TLBs (:no-tlb) leaves them out."""
+    line = ("window run=1 index=0 vcpu=0 mode=kernel insns=300 accesses=90 l1d_misses=12 "
+            "l2_misses=6 llc_misses=3 dtlb_misses=20 walks=5 walk_loads=8 walk_l1d_misses=4 "
+            "walk_l2_misses=2 walk_llc_misses=1 unwalkable=0")
+    block = cachemodel.block(MACHINE, cachemodel.read_windows([line]),
+                             [{"index": 0, "warmup": False, "ops": 10}])
+    per_op = block["per_op"]
+    assert per_op["walks"] == 0.5 and per_op["unwalkable"] == 0
+    # data: 30/2 + 0.6x10 + 0.3x40 + 0.3x200; walks: 0.8x4 + 0.2x10 + 0.1x40 + 0.1x200;
+    # L2 TLB hits: (2.0 - 0.5) x 7
+    assert per_op["model_cycles"] == pytest.approx(93 + 3.2 + 2 + 4 + 20 + 10.5)
+    bare = MACHINE.without("tlb")
+    assert bare.name == "t:no-tlb" and "TLBs" in bare.leaves_out()
+    assert "TLBs" not in MACHINE.leaves_out()
+    assert "dtlb=" not in bare.plugin_arg("out") and ",dtlb=kmg:4:4,stlb=km:16:4,pwc=2" in \
+        MACHINE.plugin_arg("out")
+    assert cachemodel.MACHINES["zen4:no-tlb"].tlb is None
+
+
+def test_an_overlapped_miss_costs_no_penalty_of_its_own():
+    """Misses an earlier one hid leave their level's term; the machine's
+    plugin argument carries the window, and :no-overlap drops it."""
+    counts = {"insns": 30.0, "l1d_misses": 2.0, "l2_misses": 1.5, "llc_misses": 1.0}
+    hidden = dict(counts, overlapped_l2_hits=0.5, overlapped_llc_hits=0.25,
+                  overlapped_memory=0.5)
+    assert MACHINE.cycles(counts) - MACHINE.cycles(hidden) == pytest.approx(
+        0.5 * 10 + 0.25 * 40 + 0.5 * 200)
+    assert ",rob=100,mshr=4" in MACHINE.plugin_arg("out")
+    assert "rob=" not in MACHINE.without("overlap").plugin_arg("out")
+    assert "overlapping misses" in MACHINE.without("overlap").leaves_out()
+
+
 def test_a_run_cut_short_has_no_model_block():
     windows = cachemodel.read_windows(WINDOWS[:5])      # sample 1's window never closed
     samples = [{"index": 0, "warmup": False, "ops": 10}, {"index": 1, "warmup": False, "ops": 9}]
@@ -50,11 +86,16 @@ def test_a_run_cut_short_has_no_model_block():
 
 
 def test_every_machine_builds_in_the_plugin():
-    """The plugin takes power-of-two sets only (plugin/cache.c)."""
+    """The plugin takes power-of-two sets only (plugin/cache.c, plugin/mmu.c)."""
+    def power_of_two_sets(entries, ways):
+        sets = entries // ways
+        return sets * ways == entries and sets & (sets - 1) == 0
     for m in cachemodel.MACHINES.values():
         for size, ways in zip(m.size, m.ways):
-            sets = size // m.line // ways
-            assert sets * m.line * ways == size and sets & (sets - 1) == 0, m.name
+            assert size % m.line == 0 and power_of_two_sets(size // m.line, ways), m.name
+        for array in (m.tlb.l1.split("+") + m.tlb.l2.split("+") if m.tlb else []):
+            pages, entries, ways = array.split(":")
+            assert set(pages) <= set("kmgs") and power_of_two_sets(int(entries), int(ways))
     assert cachemodel.DEFAULT in cachemodel.MACHINES
 
 
@@ -207,17 +248,21 @@ def test_the_report_says_where_a_change_is(model_sets):
 
 def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monkeypatch):
     """Seed 004's rows made from counts whose hardware cost is known (1 ns an
-    instruction, 5 an L2 hit, 20 an LLC hit, 80 a memory access): the fit
+    instruction, 5 an L2 hit, 20 an LLC hit, 80 a memory access, 3 a walk's
+    load, 7 an L2 TLB hit): the fit
     gives those costs back, and a machine whose cycles are that cost has no
     residual at its one clock rate."""
-    truth = np.array([1, 5, 20, 80])
+    truth = np.array([1, 5, 20, 80, 3, 7])
+    costed = Machine("m", "", (1, 1, 1), (1, 1, 1), (5, 20, 80), 1.0, 3,
+                     Tlb("k:1:1", "k:1:1", 0, 7))
     rng = np.random.default_rng(3)
     monkeypatch.setattr(calibration, "SEED_004", dict(calibration.SEED_004))
     for i, ((m, key, size), _) in enumerate(calibration.SEED_004.items()):
         llc, l2, l1 = sorted(rng.uniform(0, 4, 3))
         counts = {"insns": 100 + key * 4, "l1d_misses": l1 + 1, "l2_misses": l2 + 0.5,
-                  "llc_misses": llc}
-        ns = float(np.array(cachemodel.cost_terms(counts)) @ truth)
+                  "llc_misses": llc, "walks": rng.uniform(0, 1), "walk_loads": rng.uniform(1, 3),
+                  "dtlb_misses": rng.uniform(1, 2)}
+        ns = float(np.array(costed.cost_terms(counts)) @ truth)
         calibration.SEED_004[(m, key, size)] = 1e3 / ns
         doc = result_doc("bpf-hashmap-lookup", [1.0],
                          {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
@@ -227,11 +272,48 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
         (tmp_path / f"c{i}" / "run-1.json").write_text(json.dumps(doc))
     found, machines = calibration.rows(tmp_path)
     assert machines == {"zen4"} and len(found) == 12
-    fitted = calibration.fit(found, Machine("m", "", (1, 1, 1), (1, 1, 1), (5, 20, 80), 1.0))
+    fitted = calibration.fit(found, costed)
     assert list(fitted["costs"].values()) == pytest.approx(truth, rel=1e-6)
     assert fitted["ghz"] == pytest.approx(1.0) and fitted["model_ns"] == pytest.approx(
         fitted["hw_ns"])
-    assert "htab lookup 8 B 1K" in calibration.report(tmp_path)
+    text = calibration.report(tmp_path)
+    assert "htab lookup 8 B 1K" in text
+    # the rows' hardware figures came from the counts: every pair in its direction
+    assert "htab against rhtab: 6 of 6 in the hardware's direction\n" in text
+
+
+def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
+    """Two calibration sets, zen4 and zen4:no-tlb, each also costed without
+    its overlapped misses: a column of each per seed row, walks and misses
+    no longer hidden costlier; walks that turn rhtab's lead at 1M put those
+    pairs out of the hardware's direction."""
+    for machine, walk_loads in (("zen4", 4.0), ("zen4:no-tlb", None)):
+        for i, (m, key, size) in enumerate(calibration.SEED_004):
+            counts = {"insns": 100.0 + key + (m == "rhtab"), "l1d_misses": 1.0, "l2_misses": 0.5,
+                      "llc_misses": 0.25 if m == "htab" or size == 1000 else 0.2,
+                      "overlapped_memory": 0.1}
+            if walk_loads and size == 1000000 and m == "rhtab":
+                counts.update(walks=1.0, walk_loads=walk_loads, dtlb_misses=1.0,
+                              walk_l1d_misses=1.0, walk_l2_misses=1.0)
+            doc = result_doc("bpf-hashmap-lookup", [1.0],
+                             {"map": m, "key_size": key, "max_entries": size, "nr_entries": size},
+                             env={"vm": dict(ICOUNT["vm"], model={"name": machine})})
+            doc["model"] = {"machine": machine, "per_op": counts}
+            (tmp_path / machine / f"c{i}").mkdir(parents=True)
+            (tmp_path / machine / f"c{i}" / "run-1.json").write_text(json.dumps(doc))
+    text = calibration.report(tmp_path / "zen4", [tmp_path / "zen4:no-tlb"])
+    ablation = text[text.index("Ablation"):]
+    assert ("| row | hardware ns/op | zen4 cycles/op | off | zen4:no-overlap cycles/op | off | "
+            "zen4:no-tlb cycles/op | off | zen4:no-tlb:no-overlap cycles/op | off |") in ablation
+    full = calibration.calibrated(tmp_path / "zen4")[1]
+    serial = calibration.calibrated(tmp_path / "zen4", "overlap")[1]
+    bare = calibration.calibrated(tmp_path / "zen4:no-tlb", "overlap")[1]
+    i = full["names"].index("rhtab lookup 8 B 1M")
+    assert full["cycles"][i] > calibration.calibrated(tmp_path / "zen4:no-tlb")[1]["cycles"][i]
+    assert serial["cycles"] == pytest.approx(full["cycles"] + 0.1 * 300)
+    assert calibration.directions(bare) == \
+        "htab against rhtab: 5 of 6 in the hardware's direction (not at 256 B 1K)"
+    assert calibration.directions(full).startswith("htab against rhtab: 2 of 6")
 
 
 def test_where_names_the_deepest_level_whose_misses_moved():
@@ -241,3 +323,8 @@ def test_where_names_the_deepest_level_whose_misses_moved():
     after = {"insns": 30.0, "l1d_misses": 1.2, "l2_misses": 0.7, "llc_misses": 0.3}
     assert where.headline(before, after) == "+0.00 insns/op, +0.20 L2 misses/op"
     assert where.headline(before, before) == "+0.00 insns/op, +0.00 LLC misses/op"
+    # a model with TLBs: walks named where they moved
+    assert where.headline(dict(before, walks=0.1), dict(after, walks=1.1)) == \
+        "+0.00 insns/op, +0.20 L2 misses/op, +1.00 page walks/op"
+    assert where.headline(dict(before, walks=0.1), dict(after, walks=0.1)) == \
+        "+0.00 insns/op, +0.20 L2 misses/op"

@@ -44,6 +44,15 @@ static const char *trace_end(struct trace *t)
 	return t->text;
 }
 
+/* An access at physical address paddr, mapped at the same virtual address. */
+static void access(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t paddr,
+		   unsigned int size, struct mb_counts *also)
+{
+	struct mb_access a = { .vaddr = paddr, .paddr = paddr, .size = size };
+
+	mb_windows_access(w, cpu, mode, &a, also);
+}
+
 static void markers_decode_from_their_bytes(void **state)
 {
 	const uint8_t begin[] = { 0x0f, 0x1f, 0x84, 0x00, 0x01, 0x00, 0x42, 0x4d };
@@ -67,15 +76,15 @@ static void each_window_counts_its_own_accesses(void **state)
 	uint64_t at_begin[] = { 1000, 50 }, at_next[] = { 1600, 58 }, at_end[] = { 1700, 60 };
 
 	trace_start(&t, 1);
-	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* before the run: not counted */
+	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* before the run: not counted */
 	mb_windows_mark(&t.w, MB_MARK_BEGIN, at_begin);
-	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* cold after BEGIN: to memory */
-	mb_windows_access(&t.w, 0, MB_KERNEL, 16, 8, NULL);		/* same line: L1 */
-	mb_windows_access(&t.w, 0, MB_USER, LINE - 4, 8, NULL);	/* straddles lines 0 and 1 */
+	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* cold after BEGIN: to memory */
+	access(&t.w, 0, MB_KERNEL, 16, 8, NULL);		/* same line: L1 */
+	access(&t.w, 0, MB_USER, LINE - 4, 8, NULL);	/* straddles lines 0 and 1 */
 	mb_windows_mark(&t.w, MB_MARK_NEXT, at_next);
-	mb_windows_access(&t.w, 0, MB_KERNEL, 2 * LINE, 4, NULL);
+	access(&t.w, 0, MB_KERNEL, 2 * LINE, 4, NULL);
 	mb_windows_mark(&t.w, MB_MARK_END, at_end);
-	mb_windows_access(&t.w, 0, MB_KERNEL, 3 * LINE, 4, NULL);	/* after END: not counted */
+	access(&t.w, 0, MB_KERNEL, 3 * LINE, 4, NULL);	/* after END: not counted */
 	mb_windows_mark(&t.w, MB_MARK_NEXT, at_end);		/* outside a run: ignored */
 	assert_string_equal(trace_end(&t),
 		"window run=1 index=0 vcpu=0 mode=kernel insns=600 accesses=2 l1d_misses=1 "
@@ -96,11 +105,11 @@ static void a_run_starts_cold_and_a_killed_run_leaves_no_window(void **state)
 
 	trace_start(&t, 2);
 	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
-	mb_windows_access(&t.w, 1, MB_KERNEL, 0, 8, NULL);
+	access(&t.w, 1, MB_KERNEL, 0, 8, NULL);
 	/* killed before END: the next run's BEGIN drops the open window */
 	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
-	mb_windows_access(&t.w, 1, MB_KERNEL, 0, 8, NULL);	/* cold again */
-	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, NULL);	/* the other vCPU: the shared LLC has it */
+	access(&t.w, 1, MB_KERNEL, 0, 8, NULL);	/* cold again */
+	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);	/* the other vCPU: the shared LLC has it */
 	mb_windows_mark(&t.w, MB_MARK_END, insns);
 	assert_string_equal(trace_end(&t),
 		"window run=2 index=0 vcpu=0 mode=kernel insns=0 accesses=1 l1d_misses=1 "
@@ -130,12 +139,12 @@ static void the_profile_counts_the_measured_samples_per_site(void **state)
 	assert_ptr_not_equal(mb_profile_site(&p, 0xffffffff81200000ull, 5), lookup);
 	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
 	lookup->counts.insns += 12;				/* warmup: forgotten */
-	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);
+	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);
 	mb_windows_mark(&t.w, MB_MARK_NEXT, insns);
 	mb_windows_mark(&t.w, MB_MARK_MEASURED, insns);
 	lookup->counts.insns += 24;
-	mb_windows_access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);	/* warm: L1 */
-	mb_windows_access(&t.w, 0, MB_KERNEL, 4 * LINE, 8, &other->counts);
+	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);	/* warm: L1 */
+	access(&t.w, 0, MB_KERNEL, 4 * LINE, 8, &other->counts);
 	mb_windows_mark(&t.w, MB_MARK_END, insns);
 	assert_non_null(strstr(trace_end(&t),
 		"site run=1 vaddr=0xffffffff81200000 insns=24 accesses=1 l1d_misses=0 "
@@ -148,9 +157,81 @@ static void the_profile_counts_the_measured_samples_per_site(void **state)
 	free(t.text);
 }
 
+/* One 1 GiB page at virtual 0: PML4 at 0x1000, PDPT at 0x2000. */
+static bool one_gib_page(void *ctx, uint64_t paddr, uint64_t *value)
+{
+	*value = paddr == 0x1000 ? 0x2000 | 1 : paddr == 0x2000 ? 0x80 | 1 : 0;
+	return paddr == 0x1000 || paddr == 0x2000;
+}
+
+static void walk_loads_go_through_the_caches_and_count_apart(void **state)
+{
+	const struct mb_tlb_geometry g = { .array = { { { .pages = 7, .entries = 4,
+							  .ways = 4 } } } };
+	uint64_t insns[2] = { 0 };
+	const char *why;
+	struct trace t;
+
+	trace_start(&t, 1);
+	t.w.mmu = mb_mmu_new(&g, 1, one_gib_page, NULL, &why);
+	mb_mmu_set_root(t.w.mmu, 0, 0x1000);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	access(&t.w, 0, MB_KERNEL, 0x40, 8, NULL);	/* a walk, then the data */
+	access(&t.w, 0, MB_KERNEL, 0x1000, 8, NULL);	/* the PML4's line: L1 */
+	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_mmu_free(t.w.mmu);
+	assert_string_equal(trace_end(&t),
+		"window run=1 index=0 vcpu=0 mode=kernel insns=0 accesses=2 l1d_misses=1 "
+		"l2_misses=1 llc_misses=1 dtlb_misses=1 walks=1 walk_loads=2 walk_l1d_misses=2 "
+		"walk_l2_misses=2 walk_llc_misses=2 unwalkable=0\n"
+		"window run=1 index=0 vcpu=0 mode=user insns=0 accesses=0 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0 dtlb_misses=0 walks=0 walk_loads=0 walk_l1d_misses=0 "
+		"walk_l2_misses=0 walk_llc_misses=0 unwalkable=0\n");
+	free(t.text);
+}
+
+static int completed;
+
+/* The plugin's complete(): each access here ran at instruction 10 and loaded 0. */
+static void complete(struct mb_access *a, const void *ctx)
+{
+	completed++;
+	a->insns = 10;
+}
+
+static void a_miss_an_earlier_one_hides_is_counted_by_its_level(void **state)
+{
+	const struct mb_overlap_geometry g = { .rob = 100, .mshr = 4 };
+	uint64_t insns[2] = { 0 };
+	struct trace t;
+	struct mb_access first = { 0x10000, 0, 8, .complete = complete },
+			 second = { 0x50000, 8 * LINE, 8, .complete = complete },
+			 again = { 0x50000, 8 * LINE, 8, .complete = complete };
+
+	trace_start(&t, 1);
+	t.w.overlap = mb_overlap_new(&g, 1);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_access(&t.w, 0, MB_KERNEL, &first, NULL);	/* to memory: pays */
+	mb_windows_access(&t.w, 0, MB_KERNEL, &second, NULL);	/* to memory: hidden */
+	mb_windows_access(&t.w, 0, MB_KERNEL, &again, NULL);	/* an L1 hit: not asked */
+	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_overlap_free(t.w.overlap);
+	assert_int_equal(completed, 2);
+	assert_string_equal(trace_end(&t),
+		"window run=1 index=0 vcpu=0 mode=kernel insns=0 accesses=3 l1d_misses=2 "
+		"l2_misses=2 llc_misses=2 overlapped_l2_hits=0 overlapped_llc_hits=0 "
+		"overlapped_memory=1\n"
+		"window run=1 index=0 vcpu=0 mode=user insns=0 accesses=0 l1d_misses=0 "
+		"l2_misses=0 llc_misses=0 overlapped_l2_hits=0 overlapped_llc_hits=0 "
+		"overlapped_memory=0\n");
+	free(t.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(walk_loads_go_through_the_caches_and_count_apart),
+		cmocka_unit_test(a_miss_an_earlier_one_hides_is_counted_by_its_level),
 		cmocka_unit_test(markers_decode_from_their_bytes),
 		cmocka_unit_test(each_window_counts_its_own_accesses),
 		cmocka_unit_test(a_run_starts_cold_and_a_killed_run_leaves_no_window),

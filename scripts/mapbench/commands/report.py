@@ -156,7 +156,9 @@ def main(argv=None):
     ap.add_argument("after", nargs="?", help="result file or folder")
     ap.add_argument("--style", choices=[*STYLES, "calibration"], default="delta",
                     help="the tables above; calibration: a set run with vmrun --model --suite "
-                    "cache-model against the seeds' hardware figures (docs/vm.org)")
+                    "cache-model against the seeds' hardware figures (docs/vm.org), and with "
+                    "a second set (the machine with a mechanism off, e.g. zen4:no-tlb) an "
+                    "ablation table")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
     ap.add_argument("--width", type=int, help="fit the table in this many columns (e.g. 72)")
     ap.add_argument("--metric", choices=sorted(model.METRICS),
@@ -173,7 +175,7 @@ def main(argv=None):
     args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
     args.metric = args.policy["default"]["metric"]
     if args.style == "calibration":
-        print(calibration.report(args.before))
+        print(calibration.report(args.before, [args.after] if args.after else []))
         return 0
     a = cli.need_runs(results.load_path(args.before), args.before)
     b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None

@@ -316,7 +316,7 @@ def main(argv=None):
                   f"{len(peer_cmds)} configurations, hash seeds random in both", flush=True)
         if plan.machine:
             print(f"{qemu.ICOUNT_NOTE}; cache model {plan.machine.name} on QEMU {plan.qemu_version} "
-                  f"({cachemodel.LEAVES_OUT})", flush=True)
+                  f"({plan.machine.leaves_out()})", flush=True)
         elif plan.clock == "icount":
             print(f"{qemu.ICOUNT_NOTE}; cache and memory effects do not show (--model zen4, or "
                   "--clock host, for those)", flush=True)

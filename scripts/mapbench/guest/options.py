@@ -17,9 +17,13 @@ OPTIONS = [
     (["-j", "--jobs"], dict(type=int, help="guests at once under the icount clock (default: the "
                                            "host's CPUs); the host clock runs one at a time")),
     (["--model"], dict(choices=[*cachemodel.MACHINES, "none"], default="none",
-                       help="the cache model's machine: simulated L1D/L2/LLC misses and "
-                            "modelled cycles per op beside icount's instructions (QEMU 10; "
-                            "default none)")),
+                       metavar="MACHINE",
+                       help=f"the cache model's machine "
+                            f"({', '.join(b.name for b in cachemodel.BASE)}): simulated "
+                            "L1D/L2/LLC misses, TLBs and page walks, overlapping misses, and "
+                            "modelled cycles per op "
+                            "beside icount's instructions (QEMU 10; default none); "
+                            "NAME:no-tlb, NAME:no-overlap switch a mechanism off")),
     (["--sample-layouts"], dict(action="store_true",
                                 help="a memory layout drawn per boot (shuffled page lists; needs "
                                      "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
