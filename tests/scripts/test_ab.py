@@ -1,6 +1,7 @@
 """scripts/kbuild and scripts/ab: their input errors, and (slow) the end-to-end
 proof: a kernel built from linux-source-6.12 with a patch that slows htab
 lookups down is judged a regression; two builds of the same tree pass."""
+import hashlib
 import json
 import os
 import re
@@ -70,6 +71,39 @@ def test_ab_builds_each_kernel_into_its_folder(fake_tree, tmp_path, monkeypatch)
     assert kbuild[0].endswith("scripts/kbuild") and kbuild[kbuild.index("--src") + 1] == \
         str(fake_tree)
     assert kbuild[kbuild.index("--out") + 1].endswith(f"/{fake_tree.name}/before")
+
+
+def test_ab_starts_its_first_build_from_an_unpatched_one(fake_tree, tmp_path, monkeypatch):
+    """A first build of a source another unpatched build with today's
+    fragment already has (the tests' base, say) starts from it: seconds,
+    not the minutes of a first build. A patched or stale one would not do."""
+    from mapbench.commands import ab
+    seen = []
+
+    def step(title, argv, capture=None):
+        seen.append([str(a) for a in argv])
+        return subprocess.CompletedProcess(argv, 1)
+    monkeypatch.setattr(ab, "step", step)
+    kernels = ROOT / "build" / "kernel" / fake_tree.name
+    fragment = hashlib.sha256(kbuild_command.FRAGMENT.read_bytes()).hexdigest()
+
+    def built(name, patches, sha=fragment):
+        (kernels / name).mkdir(parents=True)
+        (kernels / name / "bzImage").write_bytes(b"")
+        (kernels / name / "kbuild.json").write_text(json.dumps(
+            {"patches": patches, "config_fragment": {"sha256": sha}}))
+    try:
+        built("a-patched", ["x.patch"])
+        built("b-stale", [], sha="0" * 64)
+        assert ab.main(["--src", str(fake_tree), "--label", str(tmp_path / "s1"), "--",
+                        "htab-lookup"]) == 1
+        assert "--from" not in seen[-1]
+        built("c-base", [])
+        assert ab.main(["--src", str(fake_tree), "--label", str(tmp_path / "s2"), "--",
+                        "htab-lookup"]) == 1
+        assert seen[-1][seen[-1].index("--from") + 1] == str(kernels / "c-base")
+    finally:
+        shutil.rmtree(kernels, ignore_errors=True)
 
 
 @pytest.mark.parametrize("args, status, says", [

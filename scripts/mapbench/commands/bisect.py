@@ -48,7 +48,7 @@ import numpy as np
 from .. import cachemodel, cli, model, results, verdict, where
 from ..guest import options
 from . import vmrun as vmrun_command
-from .kbuild import FRAGMENT
+from .kbuild import up_to_date
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
 WORK = ROOT / "build" / "bisect"
@@ -87,16 +87,6 @@ def measurement_key(bench, vmrun):
 
 def results_of(state):
     return folders(state["label"])["results"] / measurement_key(state["bench"], state["vmrun"])
-
-
-def up_to_date(kernel):
-    """A step's kernel exists and was configured with today's fragment."""
-    try:
-        info = json.loads((kernel / "kbuild.json").read_text())
-    except (OSError, ValueError):
-        return False
-    fragment = hashlib.sha256(FRAGMENT.read_bytes()).hexdigest()
-    return (kernel / "bzImage").exists() and info["config_fragment"]["sha256"] == fragment
 
 
 def figure_of(folder, metric):

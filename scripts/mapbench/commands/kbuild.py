@@ -189,6 +189,32 @@ def relocate(base, out):
                 os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
+def built_with(kernel):
+    """What kbuild.json says of a build, or None where there is no build."""
+    try:
+        return json.loads((kernel / "kbuild.json").read_text()) \
+            if (kernel / "bzImage").exists() else None
+    except (OSError, ValueError):
+        return None
+
+
+def up_to_date(kernel):
+    """A kernel exists and was configured with today's fragment."""
+    info = built_with(kernel)
+    fragment = hashlib.sha256(FRAGMENT.read_bytes()).hexdigest()
+    return bool(info) and info["config_fragment"]["sha256"] == fragment
+
+
+def unpatched_build(kernels, but):
+    """A build of this source without patches and with today's fragment,
+    other than but, to start a first build from (kbuild --from rebuilds
+    only what differs: seconds, where a first build takes minutes); None
+    if there is none. A patched build would not do: its objects are newer
+    than the pristine sources they would have to be rebuilt from."""
+    return next((d for d in sorted(kernels.glob("*")) if d.name != but and up_to_date(d)
+                 and not built_with(d)["patches"]), None)
+
+
 def main(argv=None):
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, type=Path,
