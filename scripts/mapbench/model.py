@@ -83,9 +83,10 @@ ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 execut
                      "not; a memory-saving patch needs host-clock or KVM runs for its speed and "
                      "`./bench mem` for its bytes.")
 MODEL_NOTE = ("modelled figures (scripts/vmrun --model): a cache model's misses and cycles on "
-              "the instructions the guest ran: exact and repeatable; a data-cache hierarchy "
-              "with true LRU and fixed miss penalties, without coherence traffic, prefetchers, "
-              "TLBs, branch prediction or overlapping misses.")
+              "the instructions the guest ran, exact for each run; a data-cache hierarchy "
+              "with true LRU and fixed miss penalties, TLBs with page walks and overlapping "
+              "misses where the machine has them (docs/vm.org), without coherence traffic, "
+              "prefetchers or branch prediction.")
 
 
 def clock_note(clock, metric):
