@@ -107,18 +107,31 @@ def directions(r):
             f"direction" + (f" (not at {', '.join(wrong)})" if wrong else ""))
 
 
-def calibrated(folder, without=None):
-    """The machine a set was modelled on and its fit; without: that
-    machine with a mechanism off that changes costs only (overlap)."""
+def modelled(folder):
+    """The machine a set was modelled on and its rows (rows())."""
     found, machines = rows(folder)
     if len(found) < len(cachemodel.COST_TERMS) or len(machines) != 1:
         raise InputError(f"{folder}: {len(found)} runs with a seed figure and model counts, on "
                          f"{len(machines)} machines; run vmrun --model NAME --suite cache-model "
                          "in a 7.2 guest")
-    machine = cachemodel.MACHINES[machines.pop()]
+    return cachemodel.MACHINES[machines.pop()], found
+
+
+def calibrated(folder, without=None):
+    """The machine a set was modelled on and its fit; without: that
+    machine with a mechanism off that changes costs only (overlap)."""
+    machine, found = modelled(folder)
     if without:
         machine = machine.without(without)
     return machine, fit(found, machine)
+
+
+def variants(folder):
+    """A set's fit on its machine and, where that machine overlaps misses,
+    without them: the same counts, read once."""
+    machine, found = modelled(folder)
+    kept = [machine] + ([machine.without("overlap")] if machine.overlap else [])
+    return [(m, fit(found, m)) for m in kept]
 
 
 def ablation(sets):
@@ -152,11 +165,8 @@ def report(folder, others=()):
     an ablation table: the machine without overlapping misses (from the same
     counts), and others (the suite run on the machine with a mechanism off,
     e.g. zen4:no-tlb) with and without them."""
-    machine, r = calibrated(folder)
-    sets = [(machine, r)] + [calibrated(f, off) for f in others for off in (None, "overlap")
-                             if not off or cachemodel.MACHINES[rows(f)[1].pop()].overlap]
-    if machine.overlap:
-        sets.insert(1, calibrated(folder, "overlap"))
+    sets = [s for f in (folder, *others) for s in variants(f)]
+    machine, r = sets[0]
     f = r["fitted"]
     costs = ", ".join(f"{k} {v:.3g} ns" for k, v in r["costs"].items())
     return "\n".join([
