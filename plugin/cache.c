@@ -91,6 +91,22 @@ enum mb_level mb_cache_access(struct mb_cache *c, int cpu, uint64_t paddr)
 	return l;
 }
 
+enum mb_level mb_cache_prefetch(struct mb_cache *c, int cpu, uint64_t paddr, enum mb_level into)
+{
+	uint64_t line = paddr >> c->line_shift;
+	enum mb_level l;
+
+	if (mb_lru_holds(level_of(c, cpu, into), line))
+		return into;
+	for (l = into; l < MB_LEVELS; l++)
+		if (mb_lru_touch(level_of(c, cpu, l), line))
+			break;
+	/* the new line may now be MRU in the last line's set */
+	if (into == MB_L1D)
+		c->last[cpu] = 0;
+	return l;
+}
+
 unsigned int mb_cache_line_shift(const struct mb_cache *c)
 {
 	return c->line_shift;

@@ -139,6 +139,19 @@ bool mb_lru_find(struct mb_lru *s, uint64_t key)
 	return true;
 }
 
+bool mb_lru_holds(struct mb_lru *s, uint64_t key)
+{
+	const uint64_t *set, tag = key + 1;
+
+	if (indexed(s))
+		return s->index[bucket_find(s, tag)] != 0;
+	set = set_of(s, key);
+	for (unsigned int w = 0; w < s->ways; w++)
+		if (set[w] == tag)
+			return true;
+	return false;
+}
+
 bool mb_lru_touch(struct mb_lru *s, uint64_t key)
 {
 	if (indexed(s))

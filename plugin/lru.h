@@ -26,6 +26,8 @@ void mb_lru_free(struct mb_lru *s);
 void mb_lru_clear(struct mb_lru *s);
 /* Whether key is there; a hit makes it its set's MRU entry. */
 bool mb_lru_find(struct mb_lru *s, uint64_t key);
+/* Whether key is there, its place unchanged (a prefetcher's look). */
+bool mb_lru_holds(struct mb_lru *s, uint64_t key);
 /* key becomes its set's MRU entry, evicting the LRU one if it was not there. */
 bool mb_lru_touch(struct mb_lru *s, uint64_t key);
 

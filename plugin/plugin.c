@@ -8,6 +8,7 @@
  *   -plugin mapbench-model.so,out=FILE,name=NAME,l1d=BYTES:WAYS,l2=BYTES:WAYS,
  *           llc=BYTES:WAYS,line=BYTES[,profile=on]
  *           [,dtlb=TLB,stlb=TLB,pwc=ENTRIES,direct_map=ADDRESS][,rob=INSNS,mshr=MISSES]
+ *           [,stream=LINES][,stride=on][,adjacent=on][,wait=INSNS:INSNS:INSNS]
  *
  * profile=on also counts per block of kernel code (profile.h). dtlb= models
  * the TLBs (mmu.h): TLB is a level's arrays joined by '+', each
@@ -15,7 +16,9 @@
  * (1 GiB held as 2 MiB); e.g. dtlb=kmg:72:72,stlb=kms:3072:24. A walk reads
  * the guest's page tables through its direct map (direct_map=, the start of
  * x86-64's with 4-level paging and no KASLR by default) from the CR3 a vCPU
- * had at its last marker. rob= and mshr= model overlapping misses (overlap.h).
+ * had at its last marker. rob= and mshr= model overlapping misses (overlap.h);
+ * stream=LINES, stride=on and adjacent=on the prefetchers (prefetch.h), whose
+ * lines take wait=L2:LLC:MEMORY instructions to arrive from each level.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -24,10 +27,15 @@
 #include "qemu-plugin-api.h"
 #include "mmu.h"
 #include "overlap.h"
+#include "prefetch.h"
 #include "profile.h"
 #include "windows.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 4;
+
+#define STRINGIFY(x) #x
+#define LINES_MAX_OF(n) STRINGIFY(n)
+#define LINES_MAX LINES_MAX_OF(MB_PREFETCH_STREAM_MAX)
 
 struct insn_counts {
 	uint64_t insns[MB_MODES];
@@ -42,6 +50,16 @@ static struct qemu_plugin_register *cr3;	/* with the TLBs: read at each marker *
 static GByteArray *scratch;	/* a register's or a page-table entry's bytes (emptied first:
 				 * a register read appends to it) */
 static uint64_t direct_map = 0xffff888000000000ull;
+/* What an access callback is told of its instruction: its address (the
+ * stride prefetcher follows each instruction) and its block's site (NULL in
+ * user code); one per instruction and site, kept for QEMU's lifetime. */
+struct insn_site {
+	uint64_t pc;
+	struct mb_site *site;
+};
+/* every insn_site made, by (pc, site): open addressing, at most half full */
+static struct insn_site **insn_sites;
+static size_t insn_sites_size, insn_sites_used;
 
 /* Kernel text and data live in the upper half of x86-64's address space. */
 static enum mb_mode mode_of(uint64_t vaddr)
@@ -128,14 +146,64 @@ static void complete_access(struct mb_access *a, const void *ctx)
 		   qemu_plugin_u64_get(insn_entry(MB_USER), c->vcpu);
 }
 
-/* udata: the site of a kernel block, NULL for user code. */
+static size_t insn_site_slot(struct insn_site **table, size_t size, uint64_t pc,
+			     const struct mb_site *site)
+{
+	size_t i = ((pc ^ (uintptr_t)site) * 0x9e3779b97f4a7c15ull) & (size - 1);
+
+	while (table[i] && (table[i]->pc != pc || table[i]->site != site))
+		i = (i + 1) & (size - 1);
+	return i;
+}
+
+/* The table twice as large, or exit: the plugin cannot go on without it. */
+static void insn_sites_grow(void)
+{
+	size_t size = insn_sites_size ? 2 * insn_sites_size : 1 << 16;
+	struct insn_site **table = calloc(size, sizeof(*table));
+
+	if (!table) {
+		qemu_plugin_outs("mapbench-model: out of memory\n");
+		abort();
+	}
+	for (size_t i = 0; i < insn_sites_size; i++)
+		if (insn_sites[i])
+			table[insn_site_slot(table, size, insn_sites[i]->pc,
+					     insn_sites[i]->site)] = insn_sites[i];
+	free(insn_sites);
+	insn_sites = table;
+	insn_sites_size = size;
+}
+
+/* The instruction's insn_site: one per (pc, site), as blocks are translated again. */
+static struct insn_site *insn_site_of(uint64_t pc, struct mb_site *site)
+{
+	size_t i;
+
+	if (2 * (insn_sites_used + 1) > insn_sites_size)
+		insn_sites_grow();
+	i = insn_site_slot(insn_sites, insn_sites_size, pc, site);
+	if (!insn_sites[i]) {
+		if (!(insn_sites[i] = malloc(sizeof(**insn_sites)))) {
+			qemu_plugin_outs("mapbench-model: out of memory\n");
+			abort();
+		}
+		*insn_sites[i] = (struct insn_site){ pc, site };
+		insn_sites_used++;
+	}
+	return insn_sites[i];
+}
+
+/* udata: the instruction's insn_site. */
 static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		      void *udata)
 {
-	struct mb_site *site = udata;
+	const struct insn_site *insn = udata;
+	struct mb_site *site = insn->site;
 	struct qemu_plugin_hwaddr *hw;
 	const struct access_ctx ctx = { info, vcpu };
-	struct mb_access a = { .vaddr = vaddr, .complete = complete_access, .ctx = &ctx };
+	struct mb_access a = { .vaddr = vaddr, .pc = insn->pc, .complete = complete_access,
+			       .ctx = &ctx };
 
 	if (!windows.open)
 		return;
@@ -183,7 +251,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							       (void *)(uintptr_t)mark);
 		else
 			qemu_plugin_register_vcpu_mem_cb(insn, on_access, QEMU_PLUGIN_CB_NO_REGS,
-							 QEMU_PLUGIN_MEM_RW, site);
+							 QEMU_PLUGIN_MEM_RW,
+							 insn_site_of(qemu_plugin_insn_vaddr(insn),
+								      site));
 	}
 }
 
@@ -253,10 +323,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	struct mb_geometry g = { .line = 64 };
 	struct mb_tlb_geometry tlb = { 0 };
 	struct mb_overlap_geometry overlap = { 0 };
+	struct mb_prefetch_geometry prefetchers = { 0 };
 	const char *out = NULL, *name = "custom", *why;
 	struct mb_cache *cache;
 	struct mb_mmu *mmu = NULL;
 	struct mb_overlap *overlapping = NULL;
+	struct mb_prefetch *prefetching = NULL;
 	int ncpus;
 	FILE *f;
 
@@ -289,11 +361,22 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			overlap.rob = strtoul(argv[i] + 4, NULL, 10);
 		} else if (!strncmp(argv[i], "mshr=", 5)) {
 			overlap.mshr = strtoul(argv[i] + 5, NULL, 10);
+		} else if (!strncmp(argv[i], "stream=", 7)) {
+			prefetchers.stream = strtoul(argv[i] + 7, NULL, 10);
+		} else if (!strcmp(argv[i], "stride=on")) {
+			prefetchers.stride = true;
+		} else if (!strcmp(argv[i], "adjacent=on")) {
+			prefetchers.adjacent = true;
+		} else if (!strncmp(argv[i], "wait=", 5)) {
+			if (sscanf(argv[i] + 5, "%u:%u:%u", &prefetchers.wait[MB_L2],
+				   &prefetchers.wait[MB_LLC], &prefetchers.wait[MB_MEMORY]) != 3)
+				return fail(argv[i], "give INSNS:INSNS:INSNS (from L2, the LLC, memory)");
 		} else if (!strncmp(argv[i], "direct_map=", 11)) {
 			direct_map = strtoull(argv[i] + 11, NULL, 0);
 		} else {
 			return fail(argv[i], "unknown argument (out, name, l1d, l2, llc, line, "
-				    "profile, dtlb, stlb, pwc, direct_map, rob, mshr)");
+				    "profile, dtlb, stlb, pwc, direct_map, rob, mshr, stream, "
+				    "stride, adjacent, wait)");
 		}
 	}
 	if (!out)
@@ -308,6 +391,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return fail("rob", "give both rob= and mshr=, or neither");
 	if (overlap.rob && !(overlapping = mb_overlap_new(&overlap, ncpus)))
 		return fail("memory", "out of memory");
+	if ((prefetchers.stream || prefetchers.stride || prefetchers.adjacent) &&
+	    !(prefetching = mb_prefetch_new(&prefetchers, ncpus, mb_cache_line_shift(cache))))
+		return fail("stream", "give at most " LINES_MAX " lines");
 	f = fopen(out, "w");
 	if (!f)
 		return fail(out, "cannot create");
@@ -318,6 +404,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	windows.profile = profiling ? &sites : NULL;
 	windows.mmu = mmu;
 	windows.overlap = overlapping;
+	windows.prefetch = prefetching;
 	scratch = g_byte_array_new();
 	if (mmu)
 		qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);

@@ -72,6 +72,56 @@ static void translate(struct mb_windows *w, int cpu, uint64_t vaddr, struct mb_c
 	}
 }
 
+/* The access's value and instruction count, read once and only when needed. */
+static void complete(struct mb_access *a)
+{
+	if (!a->complete)
+		return;
+	a->complete(a, a->ctx);
+	a->complete = NULL;
+}
+
+/* The lines the prefetchers fetch after a demand access to one line; pc 0:
+ * not the access's first line (the stride rule trains once an access). */
+static void prefetch(struct mb_windows *w, int cpu, struct mb_access *a, uint64_t pc,
+		     uint64_t vaddr, uint64_t paddr, enum mb_level hit, struct mb_counts *c,
+		     struct mb_counts *also)
+{
+	struct mb_prefetch_request req[MB_PREFETCH_MAX];
+	unsigned int n = mb_prefetch_train(w->prefetch, cpu, pc, vaddr, paddr, hit, req);
+
+	for (unsigned int i = 0; i < n; i++) {
+		enum mb_level from = mb_cache_prefetch(w->cache, cpu, req[i].paddr, req[i].into);
+
+		if (from == req[i].into)
+			continue;
+		complete(a);
+		mb_prefetch_sent(w->prefetch, cpu, req[i].paddr, from, a->insns);
+		for (struct mb_counts *to = c; to; to = to == c ? also : NULL) {
+			to->prefetches++;
+			to->prefetch_memory += from == MB_MEMORY;
+		}
+	}
+}
+
+/* A line a prefetch fetched, at its first use: hit, or the level it comes
+ * from while it is on its way. */
+static enum mb_level arrival(struct mb_windows *w, int cpu, struct mb_access *a, uint64_t paddr,
+			     enum mb_level hit, struct mb_counts *c, struct mb_counts *also)
+{
+	enum mb_level wait;
+
+	if (!mb_prefetch_pending(w->prefetch, cpu, paddr))
+		return hit;
+	complete(a);
+	wait = mb_prefetch_use(w->prefetch, cpu, paddr, a->insns);
+	if (wait <= hit)
+		return hit;
+	for (struct mb_counts *to = c; to; to = to == c ? also : NULL)
+		to->prefetch_late++;
+	return wait;
+}
+
 void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 		       struct mb_access *a, struct mb_counts *also)
 {
@@ -88,15 +138,18 @@ void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 	for (; line <= last; line++) {
 		enum mb_level hit = mb_cache_access(w->cache, cpu, line << shift);
 
+		if (w->prefetch)
+			hit = arrival(w, cpu, a, line << shift, hit, c, also);
 		count_line(c, hit, false);
 		if (also)
 			count_line(also, hit, false);
+		if (w->prefetch && line == a->paddr >> shift)
+			prefetch(w, cpu, a, a->pc, a->vaddr, a->paddr, hit, c, also);
+		else if (w->prefetch)
+			prefetch(w, cpu, a, 0, 0, line << shift, hit, c, also);
 		if (hit == MB_L1D || !w->overlap)
 			continue;
-		if (a->complete) {
-			a->complete(a, a->ctx);
-			a->complete = NULL;
-		}
+		complete(a);
 		if (!mb_overlap_miss(w->overlap, cpu, a->insns, a->vaddr, a->value, hit))
 			continue;
 		c->overlapped[hit - 1]++;
@@ -114,6 +167,10 @@ void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c)
 		fprintf(w->out, " overlapped_l2_hits=%" PRIu64 " overlapped_llc_hits=%" PRIu64
 			" overlapped_memory=%" PRIu64, c->overlapped[0], c->overlapped[1],
 			c->overlapped[2]);
+	if (w->prefetch)
+		fprintf(w->out, " prefetches=%" PRIu64 " prefetch_memory=%" PRIu64
+			" prefetch_late=%" PRIu64, c->prefetches, c->prefetch_memory,
+			c->prefetch_late);
 	if (!w->mmu)
 		return;
 	fprintf(w->out, " dtlb_misses=%" PRIu64 " walks=%" PRIu64 " walk_loads=%" PRIu64
@@ -158,6 +215,8 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *in
 			mb_mmu_flush(w->mmu);
 		if (w->overlap)
 			mb_overlap_flush(w->overlap);
+		if (w->prefetch)
+			mb_prefetch_flush(w->prefetch);
 		if (w->profile)
 			mb_profile_reset(w->profile);
 		window_open(w, insns);

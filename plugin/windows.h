@@ -2,7 +2,9 @@
 /* What the model counts: per measured window (marker.h), per vCPU and per
  * mode (kernel, user), instructions, line accesses and misses per cache
  * level, and with TLBs (mmu.h) their misses, walks and the walks' loads and
- * misses per cache level. Each window is written out as it closes, one line per vCPU and mode,
+ * misses per cache level, and with prefetchers (prefetch.h) the lines they
+ * fetched, how many of those came from memory and how many accesses waited
+ * for one still on its way (counted as misses of the level it came from). Each window is written out as it closes, one line per vCPU and mode,
  * so the counts survive a QEMU that is killed (scripts/vmrun kills it). */
 #ifndef MAPBENCH_WINDOWS_H
 #define MAPBENCH_WINDOWS_H
@@ -11,6 +13,7 @@
 #include "cache.h"
 #include "mmu.h"
 #include "overlap.h"
+#include "prefetch.h"
 #include "marker.h"
 
 enum mb_mode { MB_KERNEL, MB_USER, MB_MODES };
@@ -21,12 +24,15 @@ struct mb_counts {
 	uint64_t walk_loads, walk_misses[MB_LEVELS];
 	uint64_t unwalkable;		/* accesses no walk could translate (not counted above) */
 	uint64_t overlapped[MB_LEVELS];	/* L1D misses an earlier one hid: [0] L2 hits, ... memory */
+	uint64_t prefetches, prefetch_memory;	/* lines prefetched; of them, from memory */
+	uint64_t prefetch_late;		/* accesses that waited for a prefetch on its way */
 };
 
 /* One guest load or store. */
 struct mb_access {
 	uint64_t vaddr, paddr;
 	unsigned int size;
+	uint64_t pc;		/* the instruction's address */
 	/* For overlapping misses, filled by complete() (where not NULL) only
 	 * when the access misses L1D: reading them costs on every access. */
 	uint64_t value;		/* what it loaded or stored */
@@ -41,6 +47,7 @@ struct mb_windows {
 	struct mb_cache *cache;
 	struct mb_mmu *mmu;		/* TLBs, or NULL */
 	struct mb_overlap *overlap;	/* overlapping misses, or NULL */
+	struct mb_prefetch *prefetch;	/* prefetchers, or NULL */
 	struct mb_profile *profile;	/* --profile, or NULL */
 	FILE *out;
 	int ncpus;
@@ -59,7 +66,7 @@ void mb_windows_header(struct mb_windows *w, const struct mb_geometry *g, const 
 void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 		       struct mb_access *a, struct mb_counts *also);
 /* Counts' names and values to w's output ("insns=1 accesses=..."), the
- * TLBs' and the overlaps' only where w models them. */
+ * TLBs', the overlaps' and the prefetches' only where w models them. */
 void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c);
 /* A marker executed; insns: every vCPU's instruction counters now, [cpu * MB_MODES + mode]. */
 void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *insns);

@@ -14,14 +14,22 @@ live here, so a figure can be recomputed without running again:
                       (and their misses as the data's, by level)
                     - each overlapped miss's penalty (plugin/overlap.h)
 
+Prefetchers (plugin/prefetch.h) change what the caches hold, not the
+costs: a line fetched ahead is a hit when used after it arrived (the
+penalty of the level it came from, in instructions at the machine's IPC),
+a miss of that level when used before; the fetch itself is free.
+
 A penalty is the cycles a miss adds beyond an L1 hit: a data load's L1 hit
 is in the IPC, a walk's is not (the walk waits for each entry). Per op:
 kernel-mode counts of every vCPU over the measured samples, divided by
 their ops (the maps' work runs in the kernel; the bench's loop is user mode).
 
 A machine's mechanisms can be switched off for an ablation: zen4:no-tlb is
-zen4 without TLBs, zen4:no-overlap without overlapping misses.
+zen4 without TLBs, zen4:no-overlap without overlapping misses,
+zen4:no-prefetch without prefetchers and zen4:no-stream (no-stride,
+no-adjacent) without one of them; they combine (zen4:no-tlb:no-prefetch).
 """
+import itertools
 import bisect
 import re
 from dataclasses import dataclass, replace
@@ -33,10 +41,13 @@ LEVELS = ("l1d", "l2", "llc")
 TLB_COUNTS = ("dtlb_misses", "walks", "walk_loads", "walk_l1d_misses", "walk_l2_misses",
               "walk_llc_misses", "unwalkable")
 OVERLAP_COUNTS = ("overlapped_l2_hits", "overlapped_llc_hits", "overlapped_memory")
+PREFETCH_COUNTS = ("prefetches", "prefetch_memory", "prefetch_late")
 COUNTS = ("insns", "accesses", "l1d_misses", "l2_misses", "llc_misses", *TLB_COUNTS,
-          *OVERLAP_COUNTS)
-# The mechanisms a machine's name can switch off (NAME:no-MECHANISM).
-MECHANISMS = ("tlb", "overlap")
+          *OVERLAP_COUNTS, *PREFETCH_COUNTS)
+# The prefetchers one by one, and the mechanisms a machine's name can switch
+# off (NAME:no-MECHANISM).
+PREFETCHERS = ("stream", "stride", "adjacent")
+MECHANISMS = ("tlb", "overlap", "prefetch", *PREFETCHERS)
 COST_TERMS = ("insns", "L2 hits", "LLC hits", "memory", "walk loads", "L2 TLB hits")
 
 
@@ -61,6 +72,28 @@ class Overlap:
 
 
 @dataclass(frozen=True)
+class Prefetch:
+    """A core's data prefetchers as the plugin takes them (plugin/prefetch.h):
+    the lines a stream fetches ahead into L1D (0: none), the stride rule per
+    instruction into L1D, the other line of a 128-byte pair into L2."""
+    stream: int
+    stride: bool
+    adjacent: bool
+
+    def without(self, prefetcher):
+        """These prefetchers but one; None where none is left."""
+        left = replace(self, **{prefetcher: 0 if prefetcher == "stream" else False})
+        return left if left.stream or left.stride or left.adjacent else None
+
+    def plugin_arg(self, wait):
+        """The plugin's arguments; wait: instructions a line takes to arrive
+        from L2, the LLC and memory."""
+        return ((f",stream={self.stream}" if self.stream else "")
+                + (",stride=on" if self.stride else "") + (",adjacent=on" if self.adjacent else "")
+                + ",wait=" + ":".join(str(w) for w in wait))
+
+
+@dataclass(frozen=True)
 class Machine:
     name: str
     about: str
@@ -71,20 +104,30 @@ class Machine:
     l1_latency: int    # cycles of an L1D hit (a walk's load waits for it)
     tlb: Tlb = None
     overlap: Overlap = None
+    prefetch: Prefetch = None
     line: int = 64
+    # the part's documented top clock (GHz), to read cycles as ns with no
+    # fitted number; not part of the model (record() leaves it out)
+    ghz: float = None
 
     def without(self, mechanism):
         """This machine with a mechanism switched off, named NAME:no-MECHANISM
         (no-overlap from a run with it is exact: overlaps change costs, not
         what the caches hold)."""
-        return replace(self, name=f"{self.name}:no-{mechanism}", **{mechanism: None})
+        name = f"{self.name}:no-{mechanism}"
+        if mechanism in PREFETCHERS:
+            return replace(self, name=name,
+                           prefetch=self.prefetch and self.prefetch.without(mechanism))
+        return replace(self, name=name, **{mechanism: None})
 
     def leaves_out(self):
         """What the model leaves out, said once wherever its figures are shown."""
-        return ("modelled: one data-cache hierarchy, true LRU, no coherence traffic, "
-                + ("" if self.tlb else "TLBs, ") + "prefetchers, "
-                + ("branch prediction" if self.overlap else
-                   "branch prediction or overlapping misses"))
+        missing = ["coherence traffic", *(["TLBs"] if not self.tlb else []),
+                   *(["prefetchers"] if not self.prefetch else []), "branch prediction",
+                   *(["overlapping misses"] if not self.overlap else [])]
+        return ("modelled: one data-cache hierarchy, true LRU"
+                + (", prefetches that cost only their wait" if self.prefetch else "")
+                + ", no " + ", ".join(missing[:-1]) + " or " + missing[-1])
 
     def record(self):
         """What environment.vm.model says of it."""
@@ -96,15 +139,21 @@ class Machine:
                 "l1_latency": self.l1_latency,
                 "tlb": self.tlb and {"l1": self.tlb.l1, "l2": self.tlb.l2, "pwc": self.tlb.pwc,
                                      "l2_hit": self.tlb.l2_hit},
-                "overlap": self.overlap and {"rob": self.overlap.rob, "mshr": self.overlap.mshr}}
+                "overlap": self.overlap and {"rob": self.overlap.rob, "mshr": self.overlap.mshr},
+                "prefetch": self.prefetch and {"stream": self.prefetch.stream,
+                                               "stride": self.prefetch.stride,
+                                               "adjacent": self.prefetch.adjacent}}
 
     def plugin_arg(self, out, profile=False):
         """-plugin's argument: the plugin, where its counts go, the geometry."""
         levels = ",".join(f"{lv}={s}:{w}" for lv, s, w in zip(LEVELS, self.size, self.ways))
         tlb = (f",dtlb={self.tlb.l1},stlb={self.tlb.l2},pwc={self.tlb.pwc}" if self.tlb else "")
         overlap = f",rob={self.overlap.rob},mshr={self.overlap.mshr}" if self.overlap else ""
+        # a miss's penalty in cycles is that many cycles' instructions at the IPC
+        prefetch = (self.prefetch.plugin_arg([round(p * self.ipc) for p in self.penalty])
+                    if self.prefetch else "")
         return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}{tlb}{overlap}"
-                + (",profile=on" if profile else ""))
+                f"{prefetch}" + (",profile=on" if profile else ""))
 
     def cost_terms(self, c):
         """What a dict of counts costs in on this machine (COST_TERMS):
@@ -136,20 +185,67 @@ KiB, MiB = 1024, 1024 * 1024
 # TLBs (docs/vm.org names the sources): Zen 4's L1 DTLB holds every page
 # size, its L2 DTLB 4 KiB and 2 MiB pages and 1 GiB ones smashed to 2 MiB;
 # Skylake has an L1 DTLB per page size and an STLB shared by 4 KiB and 2 MiB.
+# Prefetchers: the ones each vendor documents that the plugin has (Zen 4's
+# L1 stream and stride, its L2 up/down as a pair; Skylake's DCU next line,
+# DCU IP stride, L2 adjacent line); the stream's depth is ours. Clocks: the
+# top boost of the EPYC 9654 and 9684X (3.7 GHz) and the Xeon Platinum 8180
+# (3.8 GHz).
 BASE = (
     Machine("zen4", "AMD Zen 4 core: 32 KiB L1D, 1 MiB L2, a CCD's 32 MiB L3",
             (32 * KiB, 1 * MiB, 32 * MiB), (8, 8, 16), (10, 45, 300), 3.0, 4,
-            Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24)),
+            Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24), Prefetch(2, True, True),
+            ghz=3.7),
+    # seed 004's EPYC 9684X: Zen 4 cores with 3D V-Cache, 96 MiB of L3 a CCD;
+    # 24 ways are ours (at 16 the plugin's sets would not be a power of two)
+    Machine("zen4-x3d", "AMD Zen 4 core with 3D V-Cache: 32 KiB L1D, 1 MiB L2, a CCD's 96 MiB L3",
+            (32 * KiB, 1 * MiB, 96 * MiB), (8, 8, 24), (10, 45, 300), 3.0, 4,
+            Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24), Prefetch(2, True, True),
+            ghz=3.7),
     Machine("skylake-sp", "Intel Skylake-SP core: 32 KiB L1D, 1 MiB L2, 16 MiB of L3",
             (32 * KiB, 1 * MiB, 16 * MiB), (8, 16, 16), (10, 60, 250), 2.5, 4,
-            Tlb("k:64:4+m:32:4+g:4:4", "km:1536:12+g:16:4", 16, 9), Overlap(224, 12)),
+            Tlb("k:64:4+m:32:4+g:4:4", "km:1536:12+g:16:4", 16, 9), Overlap(224, 12),
+            Prefetch(1, True, True), ghz=3.8),
 )
 # Every machine, and each with each mechanism off (for the ablation table);
-# zen4:no-tlb:no-overlap is the model before either.
+# zen4:no-tlb:no-overlap:no-prefetch is the model before any. named() takes
+# any combination.
 MACHINES = {m.name: m for base in BASE
             for m in (base, *(base.without(mech) for mech in MECHANISMS),
-                      base.without("tlb").without("overlap"))}
+                      base.without("tlb").without("overlap").without("prefetch"))}
 DEFAULT = "zen4"
+
+
+def named(name):
+    """The machine NAME[:no-MECHANISM...], or None."""
+    base, *off = name.split(":")
+    machine = next((b for b in BASE if b.name == base), None)
+    for word in off:
+        if not machine or not word.startswith("no-") or word[3:] not in MECHANISMS:
+            return None
+        machine = machine.without(word[3:])
+    return machine
+
+
+def as_recorded(record):
+    """The machine a run's environment.vm.model describes: the one its name
+    names where that is defined as it was then, else the machine of the same
+    base whose definition it was (zen4 counted before it had prefetchers is
+    zen4:no-prefetch); a record of a name alone, that name's; None if no
+    machine is."""
+    def definition(r):
+        return {k: v for k, v in r.items() if k not in ("name", "about") and v is not None}
+    machine = named(record.get("name", ""))
+    if machine and definition(record) in ({}, definition(machine.record())):
+        return machine
+    base = named(record.get("name", "").split(":")[0])
+    for n in range(1, len(MECHANISMS) + 1):
+        for off in itertools.combinations(MECHANISMS, n):
+            candidate = base
+            for mech in off:
+                candidate = candidate and candidate.without(mech)
+            if candidate and definition(candidate.record()) == definition(record):
+                return candidate
+    return None
 
 WINDOW = re.compile(r"^window run=(\d+) index=(\d+) vcpu=(\d+) mode=(\w+) (.*)$")
 SITE = re.compile(r"^site run=(\d+) vaddr=0x([0-9a-f]+) (.*)$")

@@ -84,9 +84,9 @@ ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 execut
                      "`./bench mem` for its bytes.")
 MODEL_NOTE = ("modelled figures (scripts/vmrun --model): a cache model's misses and cycles on "
               "the instructions the guest ran, exact for each run; a data-cache hierarchy "
-              "with true LRU and fixed miss penalties, TLBs with page walks and overlapping "
-              "misses where the machine has them (docs/vm.org), without coherence traffic, "
-              "prefetchers or branch prediction.")
+              "with true LRU and fixed miss penalties, TLBs with page walks, overlapping "
+              "misses and prefetchers (free, but waited for) where the machine has them "
+              "(docs/vm.org), without coherence traffic or branch prediction.")
 
 
 def clock_note(clock, metric):

@@ -12,7 +12,7 @@ from test_analysis import result_doc
 from test_clock import ICOUNT
 
 from mapbench import cachemodel, calibration, qemu10, results, where
-from mapbench.cachemodel import Machine, Overlap, Tlb
+from mapbench.cachemodel import Machine, Overlap, Prefetch, Tlb
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
 window run=1 index=0 vcpu=0 mode=kernel insns=1000 accesses=300 l1d_misses=40 l2_misses=20 llc_misses=10
@@ -79,6 +79,47 @@ def test_an_overlapped_miss_costs_no_penalty_of_its_own():
     assert "overlapping misses" in MACHINE.without("overlap").leaves_out()
 
 
+def test_prefetchers_switch_off_one_by_one_and_cost_nothing():
+    """Each prefetcher has its own switch in the name and the plugin's
+    arguments; prefetches change counts, never costs."""
+    m = cachemodel.named("zen4")
+    # a line waits its level's penalty: 10/45/300 cycles at 3 instructions a cycle
+    assert ",stream=2,stride=on,adjacent=on,wait=30:135:900" in m.plugin_arg("out")
+    assert ",stream=" not in m.without("stream").plugin_arg("out")
+    assert "stride=on" not in cachemodel.named("zen4:no-stride").plugin_arg("out")
+    assert "adjacent=on" not in cachemodel.named("zen4:no-adjacent").plugin_arg("out")
+    bare = cachemodel.named("zen4:no-stream:no-stride:no-adjacent")
+    assert bare.prefetch is None and "prefetchers" in bare.leaves_out()
+    assert "prefetchers" not in m.leaves_out()
+    assert cachemodel.named("zen4:no-prefetch").record()["prefetch"] is None
+    assert cachemodel.named("zen4:no-tlb:no-prefetch").tlb is None
+    assert cachemodel.named("zen4:no-such") is None and cachemodel.named("z80") is None
+    counts = {"insns": 30.0, "l1d_misses": 2.0, "l2_misses": 1.0, "llc_misses": 0.5}
+    assert m.cycles(dict(counts, prefetches=9.0, prefetch_memory=4.0)) == m.cycles(counts)
+    assert Prefetch(0, False, True).without("adjacent") is None
+
+
+def test_a_machine_name_takes_any_switches_and_nothing_else():
+    """--model takes NAME with any :no-MECHANISM; anything else is one line."""
+    from mapbench.guest.options import machine_name
+    assert machine_name("zen4:no-tlb:no-stride") == "zen4:no-tlb:no-stride"
+    proc = run_script("vmrun", "--kernel", "k", "--model", "zen4:no-cache", "--", "htab-lookup")
+    assert proc.returncode == 64 and "no machine 'zen4:no-cache'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_run_is_read_as_the_machine_it_was_counted_on():
+    """A set counted before zen4 had prefetchers is zen4:no-prefetch's, not
+    today's zen4; a definition no machine has is none."""
+    before = cachemodel.named("zen4:no-prefetch").record()
+    before = {k: v for k, v in dict(before, name="zen4").items() if k != "prefetch"}
+    assert cachemodel.as_recorded(before).name == "zen4:no-prefetch"
+    assert cachemodel.as_recorded(cachemodel.named("zen4").record()).name == "zen4"
+    assert cachemodel.as_recorded(dict(before, name="zen4:no-tlb", tlb=None)).name == \
+        "zen4:no-tlb:no-prefetch"
+    assert cachemodel.as_recorded(dict(before, ipc=9.0)) is None
+
+
 def test_a_run_cut_short_has_no_model_block():
     windows = cachemodel.read_windows(WINDOWS[:5])      # sample 1's window never closed
     samples = [{"index": 0, "warmup": False, "ops": 10}, {"index": 1, "warmup": False, "ops": 9}]
@@ -91,6 +132,7 @@ def test_every_machine_builds_in_the_plugin():
         sets = entries // ways
         return sets * ways == entries and sets & (sets - 1) == 0
     for m in cachemodel.MACHINES.values():
+        assert m.prefetch is None or m.prefetch.stream <= 8     # plugin/prefetch.h
         for size, ways in zip(m.size, m.ways):
             assert size % m.line == 0 and power_of_two_sets(size // m.line, ways), m.name
         for array in (m.tlb.l1.split("+") + m.tlb.l2.split("+") if m.tlb else []):
@@ -287,7 +329,8 @@ def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
     its overlapped misses: a column of each per seed row, walks and misses
     no longer hidden costlier; walks that turn rhtab's lead at 1M put those
     pairs out of the hardware's direction."""
-    for machine, walk_loads in (("zen4", 4.0), ("zen4:no-tlb", None)):
+    for machine, walk_loads in (("zen4", 4.0), ("zen4:no-tlb", None),
+                                ("zen4:no-prefetch", 4.0)):
         for i, (m, key, size) in enumerate(calibration.SEED_004):
             counts = {"insns": 100.0 + key + (m == "rhtab"), "l1d_misses": 1.0, "l2_misses": 0.5,
                       "llc_misses": 0.25 if m == "htab" or size == 1000 else 0.2,
@@ -314,6 +357,13 @@ def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
     assert calibration.directions(bare) == \
         "htab against rhtab: 5 of 6 in the hardware's direction (not at 256 B 1K)"
     assert calibration.directions(full).startswith("htab against rhtab: 2 of 6")
+    # more sets through the command line: a column pair each
+    out = run_script("report", str(tmp_path / "zen4"), str(tmp_path / "zen4:no-tlb"),
+                     "--ablation", str(tmp_path / "zen4:no-prefetch"), "--style",
+                     "calibration").stdout
+    assert "| zen4:no-prefetch cycles/op | off | zen4:no-prefetch:no-overlap cycles/op |" in out
+    refused = run_script("report", str(tmp_path / "zen4"), "--ablation", str(tmp_path / "zen4"))
+    assert refused.returncode == 64 and "--style calibration" in refused.stderr
 
 
 def test_where_names_the_deepest_level_whose_misses_moved():

@@ -35,6 +35,13 @@ static void trace_start(struct trace *t, int ncpus)
 	assert_int_equal(mb_windows_init(&t->w, c, ncpus, t->out), 0);
 }
 
+/* What the plugin wrote so far. */
+static const char *trace_text(struct trace *t)
+{
+	fflush(t->out);
+	return t->text;
+}
+
 /* What the plugin wrote, once the trace is over. */
 static const char *trace_end(struct trace *t)
 {
@@ -227,11 +234,82 @@ static void a_miss_an_earlier_one_hides_is_counted_by_its_level(void **state)
 	free(t.text);
 }
 
+/* One run reading 8 lines of a page from line first on, apart instructions
+ * from one to the next. */
+static void read_lines(struct trace *t, uint64_t first, uint64_t apart)
+{
+	uint64_t insns[2] = { 0 };
+
+	mb_windows_mark(&t->w, MB_MARK_BEGIN, insns);
+	for (uint64_t line = first; line < first + 8; line++) {
+		struct mb_access a = { .vaddr = 0x10000 + line * LINE + 8,
+				       .paddr = 0x10000 + line * LINE + 8, .size = 8,
+				       .insns = 1000 + line * apart };
+
+		mb_windows_access(&t->w, 0, MB_KERNEL, &a, NULL);
+	}
+	mb_windows_mark(&t->w, MB_MARK_END, insns);
+}
+
+/* A page read line by line with a stream prefetcher 2 lines deep: its
+ * first three lines miss, the rest were fetched ahead; the prefetches count
+ * apart from the accesses, and a run begins with no stream. */
+static void prefetched_lines_count_apart_from_demand_misses(void **state)
+{
+	const struct mb_prefetch_geometry g = { .stream = 2 };
+	struct trace t;
+
+	trace_start(&t, 1);
+	t.w.prefetch = mb_prefetch_new(&g, 1, 6);
+	read_lines(&t, 0, 1);
+	read_lines(&t, 8, 1);	/* the second run goes on where the first stopped */
+	mb_prefetch_free(t.w.prefetch);
+	for (int run = 1; run <= 2; run++) {
+		char expected[256];
+
+		snprintf(expected, sizeof(expected),
+			 "window run=%d index=0 vcpu=0 mode=kernel insns=0 accesses=8 "
+			 "l1d_misses=3 l2_misses=3 llc_misses=3 prefetches=7 prefetch_memory=7 "
+			 "prefetch_late=0\n",
+			 run);
+		assert_non_null(strstr(trace_text(&t), expected));
+	}
+	trace_end(&t);
+	free(t.text);
+}
+
+/* The same page read with its lines 10 and 200 instructions apart, where a
+ * line from memory takes 100 to arrive: far apart, the prefetched lines are
+ * hits; close together, each waits for its prefetch as for a miss. */
+static void a_line_used_before_its_prefetch_arrives_waits_as_a_miss(void **state)
+{
+	const struct mb_prefetch_geometry g = { .stream = 2, .wait = { [MB_MEMORY] = 100 } };
+	const char *expected[] = {
+		"window run=1 index=0 vcpu=0 mode=kernel insns=0 accesses=8 l1d_misses=8 "
+		"l2_misses=8 llc_misses=8 prefetches=7 prefetch_memory=7 prefetch_late=5\n",
+		"window run=2 index=0 vcpu=0 mode=kernel insns=0 accesses=8 l1d_misses=3 "
+		"l2_misses=3 llc_misses=3 prefetches=7 prefetch_memory=7 prefetch_late=0\n",
+	};
+	struct trace t;
+
+	trace_start(&t, 1);
+	t.w.prefetch = mb_prefetch_new(&g, 1, 6);
+	read_lines(&t, 0, 10);
+	read_lines(&t, 0, 200);
+	mb_prefetch_free(t.w.prefetch);
+	for (int run = 0; run < 2; run++)
+		assert_non_null(strstr(trace_text(&t), expected[run]));
+	trace_end(&t);
+	free(t.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(walk_loads_go_through_the_caches_and_count_apart),
 		cmocka_unit_test(a_miss_an_earlier_one_hides_is_counted_by_its_level),
+		cmocka_unit_test(prefetched_lines_count_apart_from_demand_misses),
+		cmocka_unit_test(a_line_used_before_its_prefetch_arrives_waits_as_a_miss),
 		cmocka_unit_test(markers_decode_from_their_bytes),
 		cmocka_unit_test(each_window_counts_its_own_accesses),
 		cmocka_unit_test(a_run_starts_cold_and_a_killed_run_leaves_no_window),

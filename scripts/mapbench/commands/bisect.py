@@ -80,7 +80,7 @@ def measurement_key(bench, vmrun):
     name = vmrun[vmrun.index("--model") + 1] if "--model" in vmrun else "none"
     if name == "none" and "--profile" in vmrun:
         name = cachemodel.DEFAULT
-    machine = cachemodel.MACHINES.get(name)
+    machine = cachemodel.named(name)
     what = [bench, vmrun] + ([machine.record()] if machine else [])
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:8]
 

@@ -159,6 +159,9 @@ def main(argv=None):
                     "cache-model against the seeds' hardware figures (docs/vm.org), and with "
                     "a second set (the machine with a mechanism off, e.g. zen4:no-tlb) an "
                     "ablation table")
+    ap.add_argument("--ablation", action="append", default=[], metavar="SET",
+                    help="calibration: one more set on the machine with other mechanisms off "
+                         "(e.g. zen4:no-prefetch), a column of the ablation table each")
     ap.add_argument("--format", choices=["text", "md", "org"], default="text")
     ap.add_argument("--width", type=int, help="fit the table in this many columns (e.g. 72)")
     ap.add_argument("--metric", choices=sorted(model.METRICS),
@@ -175,8 +178,11 @@ def main(argv=None):
     args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
     args.metric = args.policy["default"]["metric"]
     if args.style == "calibration":
-        print(calibration.report(args.before, [args.after] if args.after else []))
+        print(calibration.report(args.before, ([args.after] if args.after else [])
+                                 + args.ablation))
         return 0
+    if args.ablation:
+        cli.die("--ablation adds sets to --style calibration's table", cli.EXIT_USAGE)
     a = cli.need_runs(results.load_path(args.before), args.before)
     b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None
     if args.json:

@@ -12,7 +12,7 @@ class Plan:
 
     def __init__(self, args, kernels, labels, configs):
         self.args, self.kernels, self.labels, self.configs = args, kernels, labels, configs
-        self.machine = cachemodel.MACHINES.get(args.model)
+        self.machine = cachemodel.named(args.model)
         self.qemu = qemu10.argv() if self.machine else [QEMU]
         self.qemu_version = qemu10.version() if self.machine else qemu_version()
         self.clock = "host"     # set once the accelerator is known (clock_for)

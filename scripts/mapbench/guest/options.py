@@ -1,9 +1,21 @@
 """The options of every command that boots guests (vmrun, ab, bisect), declared
 once: added to a parser, and handed on to vmrun as its arguments."""
+import argparse
 import os
 from pathlib import Path
 
 from .. import cachemodel
+
+
+def machine_name(name):
+    """--model's value: a machine of the cache model (any :no-MECHANISM
+    switches), or none."""
+    if name == "none" or cachemodel.named(name):
+        return name
+    raise argparse.ArgumentTypeError(
+        f"no machine '{name}': give {', '.join(b.name for b in cachemodel.BASE)} or none, "
+        f"with :no-MECHANISM to switch off one of {', '.join(cachemodel.MECHANISMS)}")
+
 
 # (flags, argparse keywords): the parser's options, and what passed_on gives back.
 OPTIONS = [
@@ -16,14 +28,15 @@ OPTIONS = [
     (["--smp"], dict(type=int, help="guest vCPUs (default 1, or --topology's)")),
     (["-j", "--jobs"], dict(type=int, help="guests at once under the icount clock (default: the "
                                            "host's CPUs); the host clock runs one at a time")),
-    (["--model"], dict(choices=[*cachemodel.MACHINES, "none"], default="none",
+    (["--model"], dict(type=machine_name, default="none",
                        metavar="MACHINE",
                        help=f"the cache model's machine "
                             f"({', '.join(b.name for b in cachemodel.BASE)}): simulated "
-                            "L1D/L2/LLC misses, TLBs and page walks, overlapping misses, and "
-                            "modelled cycles per op "
+                            "L1D/L2/LLC misses, TLBs and page walks, overlapping misses, "
+                            "prefetchers, and modelled cycles per op "
                             "beside icount's instructions (QEMU 10; default none); "
-                            "NAME:no-tlb, NAME:no-overlap switch a mechanism off")),
+                            "NAME:no-MECHANISM switches one off ("
+                            f"{', '.join(cachemodel.MECHANISMS)}; they combine)")),
     (["--sample-layouts"], dict(action="store_true",
                                 help="a memory layout drawn per boot (shuffled page lists; needs "
                                      "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
