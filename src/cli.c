@@ -641,14 +641,17 @@ static int tool_args(struct options *given, const char *name, int n, char **args
 	return EXIT_OK;
 }
 
+static const char *group_names(char *buf, size_t len, bool flagged);
+
 /* A group's member by its test bit: map-perf --flags 4, as map_perf_test 4. */
 static int find_by_flag(struct options *given, const char *name)
 {
-	char list[512];
+	char list[512], groups[128];
 	long long f = given->flags.value;
 
 	if (!*bench_flags_list(name, list, sizeof(list))) {
-		mb_err("--flags picks one of map_perf_test's tests: for map-perf, not %s", name);
+		mb_err("--flags picks a row of a group by its test bit (%s), not of %s",
+		       group_names(groups, sizeof(groups), true), name);
 		return EXIT_USAGE;
 	}
 	given->bench = bench_find_flag(name, f);
@@ -663,8 +666,9 @@ static int find_by_flag(struct options *given, const char *name)
 }
 
 /* The groups of the table (htab-mem, map-perf, ...), comma-separated in
- * buf, in the order their first rows come. */
-static const char *group_names(char *buf, size_t len)
+ * buf, in the order their first rows come; flagged: only those whose rows
+ * have test bits. */
+static const char *group_names(char *buf, size_t len, bool flagged)
 {
 	size_t at = 0;
 
@@ -675,7 +679,7 @@ static const char *group_names(char *buf, size_t len)
 
 		for (int j = 0; g && j < i && !seen; j++)
 			seen = benches[j].group && !strcmp(benches[j].group, g);
-		if (g && !seen && at < len)
+		if (g && !seen && at < len && (!flagged || benches[i].flag))
 			at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "", g);
 	}
 	return buf;
@@ -702,7 +706,7 @@ static int find_bench(struct options *given, const char *name)
 		char groups[128];
 
 		mb_err("--use-case and --scenario pick a row of a group (%s), not of %s",
-		       group_names(groups, sizeof(groups)), name);
+		       group_names(groups, sizeof(groups), false), name);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -724,7 +728,7 @@ int cli_scenarios(FILE *f, const char *group)
 	if (!n) {
 		char groups[128];
 
-		mb_err("%s has no scenarios; %s have", group, group_names(groups, sizeof(groups)));
+		mb_err("%s has no scenarios; %s have", group, group_names(groups, sizeof(groups), false));
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;

@@ -150,7 +150,7 @@ def test_timed_events_are_not_in_step_with_the_lru_refill(root, result):
 @pytest.mark.parametrize("args,needle", [
     (["map-perf", "--flags", "5"], "names several tests"),
     (["map-perf", "2048"], "is no test of map-perf here"),
-    (["htab-lookup", "--flags", "4"], "for map-perf, not htab-lookup"),
+    (["htab-lookup", "--flags", "4"], "by its test bit (map-perf), not of htab-lookup"),
     (["map-perf", "4", "--key-size", "8"], "only --max-entries"),
     (["map-perf", "4", "--trigger", "xdp"], "--trigger takes tp"),
     (["map-perf", "4", "--loop", "bpf_loop"], "drop --loop"),
