@@ -31,10 +31,16 @@ struct mb_mmu {
 	struct cpu_mmu *cpus;
 };
 
+/* The address bits a walk translates: a TLB's and a page-walk cache's keys. */
+static uint64_t walked_bits(uint64_t vaddr)
+{
+	return vaddr & ((1ull << VA_BITS) - 1);
+}
+
 /* A page's key: its number, and its size in the top bits (a set index uses the low ones). */
 static uint64_t page_key(uint64_t vaddr, enum mb_page p)
 {
-	return ((vaddr & ((1ull << VA_BITS) - 1)) >> page_shift[p]) | (uint64_t)p << 60;
+	return walked_bits(vaddr) >> page_shift[p] | (uint64_t)p << 60;
 }
 
 struct mb_mmu *mb_mmu_new(const struct mb_tlb_geometry *g, int ncpus, mb_read_phys read,
@@ -178,7 +184,7 @@ static enum mb_page walk(struct mb_mmu *m, int cpu, uint64_t vaddr, struct mb_wa
 		leaf = !level || (level < WALK_LEVELS - 1 && entry & LEAF);
 		/* A page-walk cache holds the entries that point to a table. */
 		if (leaf || !m->g.pwc ||
-		    !mb_lru_touch(&c->pwc[upper], (vaddr & ((1ull << VA_BITS) - 1)) >> shift))
+		    !mb_lru_touch(&c->pwc[upper], walked_bits(vaddr) >> shift))
 			w->loads[w->nloads++] = addr;
 		if (leaf)
 			return (enum mb_page)level;
