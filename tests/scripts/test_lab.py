@@ -252,6 +252,9 @@ def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path, si
     """Ctrl-C, or the SIGTERM of a CI job's timeout."""
     lab = FakeLava(steps=[("Submitted", "Unknown"), ("Running", "Unknown")])    # never ends
     running = []        # the threads following a running job
+    # SIGINT as a terminal's Ctrl-C delivers it: a runner started as a shell's
+    # background job inherits it ignored, and Python then keeps ignoring it
+    launched_with = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         plan, todo = server_plan(label, kernel_image, lab, "--boots", "3")
         run_one = engine.boot_one(plan, "tcg", kernel_image, todo, tmp_path,
@@ -274,6 +277,7 @@ def test_ctrl_c_cancels_every_job_it_submitted(label, kernel_image, tmp_path, si
         watchdog.cancel()
     finally:
         lab.close()
+        signal.signal(signal.SIGINT, launched_with)
     assert sorted(lab.cancelled) == [1, 2, 3]
     assert waited < 30, f"Ctrl-C on a boot's thread was seen after {waited:.0f} s"
 
