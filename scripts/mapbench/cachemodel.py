@@ -206,12 +206,6 @@ BASE = (
             Tlb("k:64:4+m:32:4+g:4:4", "km:1536:12+g:16:4", 16, 9), Overlap(224, 12),
             Prefetch(1, True, True), ghz=3.8),
 )
-# Every machine, and each with each mechanism off (for the ablation table);
-# zen4:no-tlb:no-overlap:no-prefetch is the model before any. named() takes
-# any combination.
-MACHINES = {m.name: m for base in BASE
-            for m in (base, *(base.without(mech) for mech in MECHANISMS),
-                      base.without("tlb").without("overlap").without("prefetch"))}
 DEFAULT = "zen4"
 
 

@@ -1,6 +1,7 @@
 """The cache model's host side (mapbench/cachemodel.py, vmrun --model): the
 plugin's counts read back, per-op figures and modelled cycles, the metrics
 compare and report take, and a guest run whose counts repeat exactly."""
+import itertools
 import json
 import shutil
 
@@ -63,7 +64,7 @@ def test_walks_cost_their_loads_and_l2_tlb_hits_their_latency():
     assert "TLBs" not in MACHINE.leaves_out()
     assert "dtlb=" not in bare.plugin_arg("out") and ",dtlb=kmg:4:4,stlb=km:16:4,pwc=2" in \
         MACHINE.plugin_arg("out")
-    assert cachemodel.MACHINES["zen4:no-tlb"].tlb is None
+    assert cachemodel.named("zen4:no-tlb").tlb is None
 
 
 def test_an_overlapped_miss_costs_no_penalty_of_its_own():
@@ -131,14 +132,17 @@ def test_every_machine_builds_in_the_plugin():
     def power_of_two_sets(entries, ways):
         sets = entries // ways
         return sets * ways == entries and sets & (sets - 1) == 0
-    for m in cachemodel.MACHINES.values():
+    every = [cachemodel.named(":".join([b.name, *(f"no-{m}" for m in off)]))
+             for b in cachemodel.BASE for n in range(len(cachemodel.MECHANISMS) + 1)
+             for off in itertools.combinations(cachemodel.MECHANISMS, n)]
+    for m in every:
         assert m.prefetch is None or m.prefetch.stream <= 8     # plugin/prefetch.h
         for size, ways in zip(m.size, m.ways):
             assert size % m.line == 0 and power_of_two_sets(size // m.line, ways), m.name
         for array in (m.tlb.l1.split("+") + m.tlb.l2.split("+") if m.tlb else []):
             pages, entries, ways = array.split(":")
             assert set(pages) <= set("kmgs") and power_of_two_sets(int(entries), int(ways))
-    assert cachemodel.DEFAULT in cachemodel.MACHINES
+    assert cachemodel.named(cachemodel.DEFAULT)
 
 
 @pytest.fixture
@@ -152,7 +156,7 @@ def model_sets(tmp_path):
                 "accelerator": "tcg", "clock": "icount", "qemu_version": "10.0.2", "vcpus": 1,
                 "memory_mib": 2048, "kernel_image": "k", "boot": n, "boot_of_kernel": n,
                 "boots_of_kernel": 2, "warmup": False,
-                "model": cachemodel.MACHINES[machine].record()}
+                "model": cachemodel.named(machine).record()}
             doc["model"] = {"source": "model", "machine": machine, "ops": 3000, "windows": [],
                             "per_op": {"insns": 180.0, "accesses": 50.0, "l1d_misses": 2.0,
                                        "l2_misses": 1.5, "llc_misses": 1.0,
