@@ -1,6 +1,7 @@
 """The cache model's host side (mapbench/cachemodel.py, vmrun --model): the
 plugin's counts read back, per-op figures and modelled cycles, the metrics
 compare and report take, and a guest run whose counts repeat exactly."""
+import dataclasses
 import itertools
 import json
 import shutil
@@ -290,6 +291,21 @@ def test_the_report_says_where_a_change_is(model_sets):
     assert second.startswith("bpf_loop") and "+1.00 insns/op, +0.00 LLC misses/op" in second
     gate = run_script("gate", str(a), str(b), "--metric", "model_cycles").stdout
     assert "where: htab-lookup: htab_map_lookup_elem +0.00 insns/op, +0.30 LLC misses/op" in gate
+
+
+def test_the_clock_is_fitted_as_the_error_is_judged():
+    """Two seed rows, one modelled 2 cycles a ns and one 8, and a large row
+    of another machine: the clock is their geometric mean, 4 GHz, both off
+    by the same factor; least squares in ns would let the large row choose
+    it. At the part's documented clock nothing is fitted."""
+    m = dataclasses.replace(cachemodel.named("zen4"), ghz=2.0)
+    rows = [("a", 10.0, {"insns": 60.0}, True), ("b", 1000.0, {"insns": 24000.0}, True),
+            ("lpm", 5000.0, {"insns": 3.0}, False)]
+    r = calibration.fit(rows, m)
+    assert r["ghz"] == pytest.approx(4.0)
+    assert list(r["model_ns"][:2] / r["hw_ns"][:2]) == pytest.approx([0.5, 2.0])
+    assert calibration.documented(m, r) == "at 2.00 GHz | 100%"
+    assert calibration.documented(dataclasses.replace(m, ghz=None), r) == "- | -"
 
 
 def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monkeypatch):
