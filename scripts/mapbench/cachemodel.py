@@ -29,8 +29,8 @@ zen4 without TLBs, zen4:no-overlap without overlapping misses,
 zen4:no-prefetch without prefetchers and zen4:no-stream (no-stride,
 no-adjacent) without one of them; they combine (zen4:no-tlb:no-prefetch).
 """
-import itertools
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, replace
 

@@ -54,15 +54,15 @@ def hardware_ns(run):
 def rows(folder):
     """[(row, hardware ns/op, model counts per op, fitted)] of a set's runs
     (a row's first run: one the suite runs twice counts once), and the names
-    of the machines they were modelled on."""
+    of the machines they were modelled on (None: a definition no machine
+    here has)."""
     out, machines, seen = [], set(), set()
     for run in results.load_path(folder, pool_boots=False):
         hw = hardware_ns(run)
         if hw and run.counted and hw[1] not in seen:
             seen.add(hw[1])
             out.append((hw[1], hw[0], run.counted, run.benchmark == "bpf-hashmap-lookup"))
-            machine = cachemodel.as_recorded((run.env.get("vm") or {}).get("model") or {})
-            machines.add(machine.name if machine else "an unknown machine")
+            machines.add(cachemodel.as_recorded((run.env.get("vm") or {}).get("model") or {}))
     return out, machines
 
 
@@ -118,20 +118,11 @@ def modelled(folder):
         raise InputError(f"{folder}: {len(found)} runs with a seed figure and model counts, on "
                          f"{len(machines)} machines; run vmrun --model NAME --suite cache-model "
                          "in a 7.2 guest")
-    name = machines.pop()
-    if not cachemodel.named(name):
+    machine = machines.pop()
+    if not machine:
         raise InputError(f"{folder}: counted on a machine no definition here matches; run "
                          "vmrun --model NAME --suite cache-model again")
-    return cachemodel.named(name), found
-
-
-def calibrated(folder, without=None):
-    """The machine a set was modelled on and its fit; without: that
-    machine with a mechanism off that changes costs only (overlap)."""
-    machine, found = modelled(folder)
-    if without:
-        machine = machine.without(without)
-    return machine, fit(found, machine)
+    return machine, found
 
 
 def variants(folder):
@@ -176,7 +167,8 @@ def documented(machine, r):
     if not machine.ghz:
         return "- | -"
     f = r["fitted"]
-    return f"at {machine.ghz:.2f} GHz | {geo_error(r['cycles'][f] / machine.ghz, r['hw_ns'][f]):.0f}%"
+    error = geo_error(r["cycles"][f] / machine.ghz, r["hw_ns"][f])
+    return f"at {machine.ghz:.2f} GHz | {error:.0f}%"
 
 
 def report(folder, others=()):
@@ -190,7 +182,8 @@ def report(folder, others=()):
     costs = ", ".join(f"{k} {v:.3g} ns" for k, v in r["costs"].items())
     return "\n".join([
         f"{machine.name}: {len(r['names'])} rows; one clock rate of {r['ghz']:.2f} GHz (fitted "
-        f"to seed 004's rows in log space) maps modelled cycles to ns; geometric mean error {geo_error(r['model_ns'], r['hw_ns']):.0f}% "
+        f"to seed 004's rows in log space) maps modelled cycles to ns; geometric mean error "
+        f"{geo_error(r['model_ns'], r['hw_ns']):.0f}% "
         f"({geo_error(r['model_ns'][f], r['hw_ns'][f]):.0f}% on seed 004's rows)",
         f"NNLS costs on seed 004's rows: {costs}; geometric mean error "
         f"{geo_error(r['fit_ns'][f], r['hw_ns'][f]):.0f}%",
