@@ -9,6 +9,7 @@
  *           llc=BYTES:WAYS,line=BYTES[,profile=on]
  *           [,dtlb=TLB,stlb=TLB,pwc=ENTRIES,direct_map=ADDRESS][,rob=INSNS,mshr=MISSES]
  *           [,stream=LINES][,stride=on][,adjacent=on][,wait=INSNS:INSNS:INSNS]
+ *           [,branch=TABLE_BITS:HISTORY_BITS]
  *
  * profile=on also counts per block of kernel code (profile.h). dtlb= models
  * the TLBs (mmu.h): TLB is a level's arrays joined by '+', each
@@ -18,13 +19,17 @@
  * x86-64's with 4-level paging and no KASLR by default) from the CR3 a vCPU
  * had at its last marker. rob= and mshr= model overlapping misses (overlap.h);
  * stream=LINES, stride=on and adjacent=on the prefetchers (prefetch.h), whose
- * lines take wait=L2:LLC:MEMORY instructions to arrive from each level.
+ * lines take wait=L2:LLC:MEMORY instructions to arrive from each level;
+ * branch= the branch predictor (branch.h): a block that ends in a
+ * conditional branch leaves it pending, and the next block entered says
+ * which way it went.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qemu-plugin-api.h"
+#include "branch.h"
 #include "mmu.h"
 #include "overlap.h"
 #include "prefetch.h"
@@ -50,12 +55,17 @@ static struct qemu_plugin_register *cr3;	/* with the TLBs: read at each marker *
 static GByteArray *scratch;	/* a register's or a page-table entry's bytes (emptied first:
 				 * a register read appends to it) */
 static uint64_t direct_map = 0xffff888000000000ull;
+/* with the predictor: per vCPU, the insn_site of the conditional branch
+ * that ended the last block, until the next block resolves it; 0: none */
+static struct qemu_plugin_scoreboard *pending_board;
 /* What an access callback is told of its instruction: its address (the
  * stride prefetcher follows each instruction) and its block's site (NULL in
- * user code); one per instruction and site, kept for QEMU's lifetime. */
+ * user code); one per instruction and site, kept for QEMU's lifetime. A
+ * conditional branch's also says where it goes either way. */
 struct insn_site {
 	uint64_t pc;
 	struct mb_site *site;
+	uint64_t fallthrough, target;
 };
 /* every insn_site made, by (pc, site): open addressing, at most half full */
 static struct insn_site **insn_sites;
@@ -188,7 +198,7 @@ static struct insn_site *insn_site_of(uint64_t pc, struct mb_site *site)
 			qemu_plugin_outs("mapbench-model: out of memory\n");
 			abort();
 		}
-		*insn_sites[i] = (struct insn_site){ pc, site };
+		*insn_sites[i] = (struct insn_site){ pc, site, 0, 0 };
 		insn_sites_used++;
 	}
 	return insn_sites[i];
@@ -224,6 +234,51 @@ static void on_block(unsigned int vcpu, void *udata)
 		site->counts.insns += site->insns;
 }
 
+static qemu_plugin_u64 pending_entry(void)
+{
+	return (qemu_plugin_u64){ pending_board, 0 };
+}
+
+/* udata: the address of the block entered after a pending branch. A block
+ * that is neither of its ways follows an interrupt or an exception: the
+ * branch did not run (or ran unseen) and is not counted. */
+static void on_branch_resolved(unsigned int vcpu, void *udata)
+{
+	uint64_t vaddr = (uintptr_t)udata;
+	const struct insn_site *b =
+		(const void *)(uintptr_t)qemu_plugin_u64_get(pending_entry(), vcpu);
+
+	qemu_plugin_u64_set(pending_entry(), vcpu, 0);
+	if (vaddr == b->fallthrough || vaddr == b->target)
+		mb_windows_branch(&windows, vcpu, mode_of(b->pc), b->pc, vaddr != b->fallthrough,
+				  profiling && b->site ? &b->site->counts : NULL);
+}
+
+/* Resolve the branch the last block left pending, then (where this block
+ * ends in one) leave this block's: QEMU runs a block's callbacks and inline
+ * operations in the order they were registered. */
+static void watch_branches(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n,
+			   struct mb_site *site)
+{
+	struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+	uint8_t bytes[16];
+	size_t len = qemu_plugin_insn_size(last);
+	uint64_t pc = qemu_plugin_insn_vaddr(last), target;
+	struct insn_site *branch;
+
+	qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_branch_resolved, QEMU_PLUGIN_CB_NO_REGS,
+						  QEMU_PLUGIN_COND_NE, pending_entry(), 0,
+						  (void *)(uintptr_t)vaddr);
+	if (len > sizeof(bytes) || qemu_plugin_insn_data(last, bytes, len) != len ||
+	    !mb_branch_decode(bytes, len, pc, &target))
+		return;
+	branch = insn_site_of(pc, site);
+	branch->fallthrough = pc + len;
+	branch->target = target;
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
+							  pending_entry(), (uintptr_t)branch);
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
@@ -236,6 +291,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							  insn_entry(mode), n);
 	if (profiling && site)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, site);
+	if (windows.branch && n)
+		watch_branches(tb, vaddr, n, site);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint8_t bytes[MB_MARK_LEN];
@@ -324,11 +381,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	struct mb_tlb_geometry tlb = { 0 };
 	struct mb_overlap_geometry overlap = { 0 };
 	struct mb_prefetch_geometry prefetchers = { 0 };
+	struct mb_branch_geometry predictor = { 0 };
 	const char *out = NULL, *name = "custom", *why;
 	struct mb_cache *cache;
 	struct mb_mmu *mmu = NULL;
 	struct mb_overlap *overlapping = NULL;
 	struct mb_prefetch *prefetching = NULL;
+	struct mb_branch *predicting = NULL;
 	int ncpus;
 	FILE *f;
 
@@ -371,12 +430,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			if (sscanf(argv[i] + 5, "%u:%u:%u", &prefetchers.wait[MB_L2],
 				   &prefetchers.wait[MB_LLC], &prefetchers.wait[MB_MEMORY]) != 3)
 				return fail(argv[i], "give INSNS:INSNS:INSNS (from L2, the LLC, memory)");
+		} else if (!strncmp(argv[i], "branch=", 7)) {
+			if (sscanf(argv[i] + 7, "%u:%u", &predictor.table_bits,
+				   &predictor.history_bits) != 2 ||
+			    !(predicting = mb_branch_new(&predictor, ncpus)))
+				return fail(argv[i], "give TABLE_BITS:HISTORY_BITS, TABLE_BITS 1..24 "
+					    "and HISTORY_BITS at most TABLE_BITS");
 		} else if (!strncmp(argv[i], "direct_map=", 11)) {
 			direct_map = strtoull(argv[i] + 11, NULL, 0);
 		} else {
 			return fail(argv[i], "unknown argument (out, name, l1d, l2, llc, line, "
 				    "profile, dtlb, stlb, pwc, direct_map, rob, mshr, stream, "
-				    "stride, adjacent, wait)");
+				    "stride, adjacent, wait, branch)");
 		}
 	}
 	if (!out)
@@ -405,6 +470,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	windows.mmu = mmu;
 	windows.overlap = overlapping;
 	windows.prefetch = prefetching;
+	windows.branch = predicting;
+	if (predicting)
+		pending_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
 	scratch = g_byte_array_new();
 	if (mmu)
 		qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);

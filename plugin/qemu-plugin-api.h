@@ -77,6 +77,17 @@ enum qemu_plugin_op {
 	QEMU_PLUGIN_INLINE_STORE_U64,
 };
 
+enum qemu_plugin_cond {
+	QEMU_PLUGIN_COND_NEVER,
+	QEMU_PLUGIN_COND_ALWAYS,
+	QEMU_PLUGIN_COND_EQ,
+	QEMU_PLUGIN_COND_NE,
+	QEMU_PLUGIN_COND_LT,
+	QEMU_PLUGIN_COND_LE,
+	QEMU_PLUGIN_COND_GT,
+	QEMU_PLUGIN_COND_GE,
+};
+
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
@@ -89,6 +100,12 @@ void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 					  qemu_plugin_vcpu_udata_cb_t cb,
 					  enum qemu_plugin_cb_flags flags, void *userdata);
+/* cb runs only where entry (of the vCPU) compares to imm as cond says. */
+void qemu_plugin_register_vcpu_tb_exec_cond_cb(struct qemu_plugin_tb *tb,
+					       qemu_plugin_vcpu_udata_cb_t cb,
+					       enum qemu_plugin_cb_flags flags,
+					       enum qemu_plugin_cond cond, qemu_plugin_u64 entry,
+					       uint64_t imm, void *userdata);
 void qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(struct qemu_plugin_tb *tb,
 						       enum qemu_plugin_op op,
 						       qemu_plugin_u64 entry, uint64_t imm);
@@ -140,6 +157,7 @@ uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
 
 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
+void qemu_plugin_u64_set(qemu_plugin_u64 entry, unsigned int vcpu_index, uint64_t v);
 
 /* In vCPU context (a callback); registers only in one registered with R_REGS. */
 GArray *qemu_plugin_get_registers(void);

@@ -158,6 +158,21 @@ void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 	}
 }
 
+void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t pc,
+		       bool taken, struct mb_counts *also)
+{
+	struct mb_counts *c = &w->counts[cpu * MB_MODES + mode];
+	bool missed;
+
+	if (!w->open)
+		return;
+	missed = mb_branch_resolve(w->branch, cpu, pc, taken);
+	for (struct mb_counts *to = c; to; to = to == c ? also : NULL) {
+		to->branches++;
+		to->mispredicts += missed;
+	}
+}
+
 void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c)
 {
 	fprintf(w->out, "insns=%" PRIu64 " accesses=%" PRIu64 " l1d_misses=%" PRIu64
@@ -171,6 +186,9 @@ void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c)
 		fprintf(w->out, " prefetches=%" PRIu64 " prefetch_memory=%" PRIu64
 			" prefetch_late=%" PRIu64, c->prefetches, c->prefetch_memory,
 			c->prefetch_late);
+	if (w->branch)
+		fprintf(w->out, " branches=%" PRIu64 " mispredicts=%" PRIu64, c->branches,
+			c->mispredicts);
 	if (!w->mmu)
 		return;
 	fprintf(w->out, " dtlb_misses=%" PRIu64 " walks=%" PRIu64 " walk_loads=%" PRIu64
@@ -217,6 +235,8 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *in
 			mb_overlap_flush(w->overlap);
 		if (w->prefetch)
 			mb_prefetch_flush(w->prefetch);
+		if (w->branch)
+			mb_branch_flush(w->branch);
 		if (w->profile)
 			mb_profile_reset(w->profile);
 		window_open(w, insns);

@@ -4,12 +4,15 @@
  * level, and with TLBs (mmu.h) their misses, walks and the walks' loads and
  * misses per cache level, and with prefetchers (prefetch.h) the lines they
  * fetched, how many of those came from memory and how many accesses waited
- * for one still on its way (counted as misses of the level it came from). Each window is written out as it closes, one line per vCPU and mode,
+ * for one still on its way (counted as misses of the level it came from),
+ * and with branch prediction (branch.h) the conditional branches and the
+ * ones mispredicted. Each window is written out as it closes, one line per vCPU and mode,
  * so the counts survive a QEMU that is killed (scripts/vmrun kills it). */
 #ifndef MAPBENCH_WINDOWS_H
 #define MAPBENCH_WINDOWS_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "branch.h"
 #include "cache.h"
 #include "mmu.h"
 #include "overlap.h"
@@ -26,6 +29,7 @@ struct mb_counts {
 	uint64_t overlapped[MB_LEVELS];	/* L1D misses an earlier one hid: [0] L2 hits, ... memory */
 	uint64_t prefetches, prefetch_memory;	/* lines prefetched; of them, from memory */
 	uint64_t prefetch_late;		/* accesses that waited for a prefetch on its way */
+	uint64_t branches, mispredicts;	/* conditional branches; of them, mispredicted */
 };
 
 /* One guest load or store. */
@@ -48,6 +52,7 @@ struct mb_windows {
 	struct mb_mmu *mmu;		/* TLBs, or NULL */
 	struct mb_overlap *overlap;	/* overlapping misses, or NULL */
 	struct mb_prefetch *prefetch;	/* prefetchers, or NULL */
+	struct mb_branch *branch;	/* branch prediction, or NULL */
 	struct mb_profile *profile;	/* --profile, or NULL */
 	FILE *out;
 	int ncpus;
@@ -65,8 +70,13 @@ void mb_windows_header(struct mb_windows *w, const struct mb_geometry *g, const 
  * NULL (the profile's site of the instruction). */
 void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 		       struct mb_access *a, struct mb_counts *also);
+/* A conditional branch at pc went (taken or not); learnt and counted only
+ * inside a window, in also too where it is not NULL. */
+void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t pc,
+		       bool taken, struct mb_counts *also);
 /* Counts' names and values to w's output ("insns=1 accesses=..."), the
- * TLBs', the overlaps' and the prefetches' only where w models them. */
+ * TLBs', the overlaps', the prefetches' and the branches' only where w
+ * models them. */
 void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c);
 /* A marker executed; insns: every vCPU's instruction counters now, [cpu * MB_MODES + mode]. */
 void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *insns);

@@ -13,6 +13,7 @@ live here, so a figure can be recomputed without running again:
                     + walks' loads x the L1D latency
                       (and their misses as the data's, by level)
                     - each overlapped miss's penalty (plugin/overlap.h)
+                    + mispredicted branches x the mispredict penalty
 
 Prefetchers (plugin/prefetch.h) change what the caches hold, not the
 costs: a line fetched ahead is a hit when used after it arrived (the
@@ -27,7 +28,8 @@ their ops (the maps' work runs in the kernel; the bench's loop is user mode).
 A machine's mechanisms can be switched off for an ablation: zen4:no-tlb is
 zen4 without TLBs, zen4:no-overlap without overlapping misses,
 zen4:no-prefetch without prefetchers and zen4:no-stream (no-stride,
-no-adjacent) without one of them; they combine (zen4:no-tlb:no-prefetch).
+no-adjacent) without one of them, zen4:no-branch without branch
+prediction; they combine (zen4:no-tlb:no-prefetch).
 """
 import bisect
 import itertools
@@ -42,13 +44,18 @@ TLB_COUNTS = ("dtlb_misses", "walks", "walk_loads", "walk_l1d_misses", "walk_l2_
               "walk_llc_misses", "unwalkable")
 OVERLAP_COUNTS = ("overlapped_l2_hits", "overlapped_llc_hits", "overlapped_memory")
 PREFETCH_COUNTS = ("prefetches", "prefetch_memory", "prefetch_late")
+BRANCH_COUNTS = ("branches", "mispredicts")
 COUNTS = ("insns", "accesses", "l1d_misses", "l2_misses", "llc_misses", *TLB_COUNTS,
-          *OVERLAP_COUNTS, *PREFETCH_COUNTS)
+          *OVERLAP_COUNTS, *PREFETCH_COUNTS, *BRANCH_COUNTS)
 # The prefetchers one by one, and the mechanisms a machine's name can switch
 # off (NAME:no-MECHANISM).
 PREFETCHERS = ("stream", "stride", "adjacent")
-MECHANISMS = ("tlb", "overlap", "prefetch", *PREFETCHERS)
-COST_TERMS = ("insns", "L2 hits", "LLC hits", "memory", "walk loads", "L2 TLB hits")
+MECHANISMS = ("tlb", "overlap", "prefetch", *PREFETCHERS, "branch")
+# the mechanisms that change what counts cost, not the counts: a machine
+# without one is exact from a run with it
+COST_ONLY = ("overlap", "branch")
+COST_TERMS = ("insns", "L2 hits", "LLC hits", "memory", "walk loads", "L2 TLB hits",
+              "mispredicts")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,16 @@ class Prefetch:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """A core's branch prediction as the plugin models it (plugin/branch.h):
+    a gshare predictor of 2^table_bits counters and history_bits of global
+    history, and the cycles a mispredicted branch costs."""
+    table_bits: int
+    history_bits: int
+    penalty: int
+
+
+@dataclass(frozen=True)
 class Machine:
     name: str
     about: str
@@ -105,6 +122,7 @@ class Machine:
     tlb: Tlb = None
     overlap: Overlap = None
     prefetch: Prefetch = None
+    branch: Branch = None
     line: int = 64
     # the part's documented top clock (GHz), to read cycles as ns with no
     # fitted number; not part of the model (record() leaves it out)
@@ -123,11 +141,13 @@ class Machine:
     def leaves_out(self):
         """What the model leaves out, said once wherever its figures are shown."""
         missing = ["coherence traffic", *(["TLBs"] if not self.tlb else []),
-                   *(["prefetchers"] if not self.prefetch else []), "branch prediction",
+                   *(["prefetchers"] if not self.prefetch else []),
+                   *(["branch prediction"] if not self.branch else []),
                    *(["overlapping misses"] if not self.overlap else [])]
         return ("modelled: one data-cache hierarchy, true LRU"
                 + (", prefetches that cost only their wait" if self.prefetch else "")
-                + ", no " + ", ".join(missing[:-1]) + " or " + missing[-1])
+                + (", a gshare branch predictor" if self.branch else "")
+                + ", no " + " or ".join(filter(None, [", ".join(missing[:-1]), missing[-1]])))
 
     def record(self):
         """What environment.vm.model says of it."""
@@ -142,7 +162,10 @@ class Machine:
                 "overlap": self.overlap and {"rob": self.overlap.rob, "mshr": self.overlap.mshr},
                 "prefetch": self.prefetch and {"stream": self.prefetch.stream,
                                                "stride": self.prefetch.stride,
-                                               "adjacent": self.prefetch.adjacent}}
+                                               "adjacent": self.prefetch.adjacent},
+                "branch": self.branch and {"table_bits": self.branch.table_bits,
+                                           "history_bits": self.branch.history_bits,
+                                           "penalty": self.branch.penalty}}
 
     def plugin_arg(self, out, profile=False):
         """-plugin's argument: the plugin, where its counts go, the geometry."""
@@ -152,33 +175,38 @@ class Machine:
         # a miss's penalty in cycles is that many cycles' instructions at the IPC
         prefetch = (self.prefetch.plugin_arg([round(p * self.ipc) for p in self.penalty])
                     if self.prefetch else "")
+        branch = (f",branch={self.branch.table_bits}:{self.branch.history_bits}"
+                  if self.branch else "")
         return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}{tlb}{overlap}"
-                f"{prefetch}" + (",profile=on" if profile else ""))
+                f"{prefetch}{branch}" + (",profile=on" if profile else ""))
 
     def cost_terms(self, c):
         """What a dict of counts costs in on this machine (COST_TERMS):
         instructions; loads that hit L2, the LLC or memory (data and walks
         alike) and no earlier miss hid; walks' loads; L1 DTLB misses that
-        hit the L2 TLB. A mechanism the machine has not adds nothing, so
+        hit the L2 TLB; mispredicted branches. A mechanism the machine has not adds nothing, so
         NAME:no-overlap costs NAME's counts as if no miss had overlapped."""
         def n(key, mechanism=True):
             return c.get(key, 0) if mechanism else 0
-        tlb, hide = self.tlb is not None, self.overlap is not None
+        tlb, hide, branch = self.tlb is not None, self.overlap is not None, self.branch is not None
         return (c["insns"],
                 n("l1d_misses") - n("l2_misses") + n("walk_l1d_misses", tlb)
                 - n("walk_l2_misses", tlb) - n("overlapped_l2_hits", hide),
                 n("l2_misses") - n("llc_misses") + n("walk_l2_misses", tlb)
                 - n("walk_llc_misses", tlb) - n("overlapped_llc_hits", hide),
                 n("llc_misses") + n("walk_llc_misses", tlb) - n("overlapped_memory", hide),
-                n("walk_loads", tlb), n("dtlb_misses", tlb) - n("walks", tlb))
+                n("walk_loads", tlb), n("dtlb_misses", tlb) - n("walks", tlb),
+                n("mispredicts", branch))
 
     def cycles(self, c):
         """Modelled cycles of a dict of counts."""
-        insns, l2_hits, llc_hits, memory, walk_loads, l2_tlb_hits = self.cost_terms(c)
+        insns, l2_hits, llc_hits, memory, walk_loads, l2_tlb_hits, mispredicts = \
+            self.cost_terms(c)
         return (insns / self.ipc + l2_hits * self.penalty[0]
                 + llc_hits * self.penalty[1] + memory * self.penalty[2]
                 + walk_loads * self.l1_latency
-                + l2_tlb_hits * (self.tlb.l2_hit if self.tlb else 0))
+                + l2_tlb_hits * (self.tlb.l2_hit if self.tlb else 0)
+                + mispredicts * (self.branch.penalty if self.branch else 0))
 
 
 KiB, MiB = 1024, 1024 * 1024
@@ -187,24 +215,27 @@ KiB, MiB = 1024, 1024 * 1024
 # Skylake has an L1 DTLB per page size and an STLB shared by 4 KiB and 2 MiB.
 # Prefetchers: the ones each vendor documents that the plugin has (Zen 4's
 # L1 stream and stride, its L2 up/down as a pair; Skylake's DCU next line,
-# DCU IP stride, L2 adjacent line); the stream's depth is ours. Clocks: the
+# DCU IP stride, L2 adjacent line); the stream's depth is ours. Branches: a
+# gshare predictor of 16K counters and 12 bits of history stands in for both
+# cores' (ours); the mispredict penalties are AMD's common case for Zen 4 (13
+# cycles, of 11 to 18) and published measurements of Skylake (about 16). Clocks: the
 # top boost of the EPYC 9654 and 9684X (3.7 GHz) and the Xeon Platinum 8180
 # (3.8 GHz).
 BASE = (
     Machine("zen4", "AMD Zen 4 core: 32 KiB L1D, 1 MiB L2, a CCD's 32 MiB L3",
             (32 * KiB, 1 * MiB, 32 * MiB), (8, 8, 16), (10, 45, 300), 3.0, 4,
             Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24), Prefetch(2, True, True),
-            ghz=3.7),
+            Branch(14, 12, 13), ghz=3.7),
     # seed 004's EPYC 9684X: Zen 4 cores with 3D V-Cache, 96 MiB of L3 a CCD;
     # 24 ways are ours (at 16 the plugin's sets would not be a power of two)
     Machine("zen4-x3d", "AMD Zen 4 core with 3D V-Cache: 32 KiB L1D, 1 MiB L2, a CCD's 96 MiB L3",
             (32 * KiB, 1 * MiB, 96 * MiB), (8, 8, 24), (10, 45, 300), 3.0, 4,
             Tlb("kmg:72:72", "kms:3072:24", 16, 7), Overlap(320, 24), Prefetch(2, True, True),
-            ghz=3.7),
+            Branch(14, 12, 13), ghz=3.7),
     Machine("skylake-sp", "Intel Skylake-SP core: 32 KiB L1D, 1 MiB L2, 16 MiB of L3",
             (32 * KiB, 1 * MiB, 16 * MiB), (8, 16, 16), (10, 60, 250), 2.5, 4,
             Tlb("k:64:4+m:32:4+g:4:4", "km:1536:12+g:16:4", 16, 9), Overlap(224, 12),
-            Prefetch(1, True, True), ghz=3.8),
+            Prefetch(1, True, True), Branch(14, 12, 16), ghz=3.8),
 )
 DEFAULT = "zen4"
 

@@ -126,10 +126,11 @@ def modelled(folder):
 
 
 def variants(folder):
-    """A set's fit on its machine and, where that machine overlaps misses,
-    without them: the same counts, read once."""
+    """A set's fit on its machine and on it without each mechanism that
+    changes costs only (overlapping misses, branch prediction) it has: the
+    same counts, read once."""
     machine, found = modelled(folder)
-    kept = [machine] + ([machine.without("overlap")] if machine.overlap else [])
+    kept = [machine] + [machine.without(m) for m in cachemodel.COST_ONLY if getattr(machine, m)]
     return [(m, fit(found, m)) for m in kept]
 
 
@@ -173,8 +174,8 @@ def documented(machine, r):
 
 def report(folder, others=()):
     """The calibration of the set in folder, as text and an org table, and
-    an ablation table: the machine without overlapping misses (from the same
-    counts), and others (the suite run on the machine with a mechanism off,
+    an ablation table: the machine without overlapping misses and without
+    branch prediction (from the same counts), and others (the suite run on the machine with a mechanism off,
     e.g. zen4:no-tlb) with and without them."""
     sets = [s for f in (folder, *others) for s in variants(f)]
     machine, r = sets[0]

@@ -85,8 +85,8 @@ ICOUNT_BLIND_SPOT = ("icount clock: each figure is virtual time (1 ns = 1 execut
 MODEL_NOTE = ("modelled figures (scripts/vmrun --model): a cache model's misses and cycles on "
               "the instructions the guest ran, exact for each run; a data-cache hierarchy "
               "with true LRU and fixed miss penalties, TLBs with page walks, overlapping "
-              "misses and prefetchers (free, but waited for) where the machine has them "
-              "(docs/vm.org), without coherence traffic or branch prediction.")
+              "misses, prefetchers (free, but waited for) and a gshare branch predictor "
+              "where the machine has them (docs/vm.org), without coherence traffic.")
 
 
 def clock_note(clock, metric):

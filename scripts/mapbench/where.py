@@ -14,9 +14,10 @@ COLUMNS = (("insns", "insns/op"), ("llc_misses", "LLC misses/op"),
 # the LLC moves L2 misses, not LLC ones).
 LEVELS = (("llc_misses", "LLC"), ("l2_misses", "L2"), ("l1d_misses", "L1D"))
 MOVED = 0.005       # misses per op: less shows as +0.00
-# Page walks (a model with TLBs): named beside the misses when they moved.
-WALKS = "walks"
-GATHERED = (*dict(COLUMNS), *dict(LEVELS), WALKS)
+# Page walks (a model with TLBs) and mispredicted branches (one with a
+# predictor): named beside the misses when they moved.
+BESIDE = (("walks", "page walks/op"), ("mispredicts", "mispredicts/op"))
+GATHERED = (*dict(COLUMNS), *dict(LEVELS), *dict(BESIDE))
 
 
 def per_function(runs):
@@ -53,13 +54,13 @@ def changes(a_runs, b_runs, top=8):
 def headline(before, after):
     """"+2.00 insns/op, +0.90 LLC misses/op": what moved in one function, its
     instructions and the deepest cache level whose misses moved (LLC where
-    none did), and its page walks where they moved."""
+    none did), and its page walks and mispredicts where they moved."""
     key, level = next(((k, lv) for k, lv in LEVELS if abs(after[k] - before[k]) >= MOVED),
                       LEVELS[0])
-    walks = after.get(WALKS, 0) - before.get(WALKS, 0)
+    moved = [(after.get(k, 0) - before.get(k, 0), unit) for k, unit in BESIDE]
     return (f"{after['insns'] - before['insns']:+.2f} insns/op, "
             f"{after[key] - before[key]:+.2f} {level} misses/op"
-            + (f", {walks:+.2f} page walks/op" if abs(walks) >= MOVED else ""))
+            + "".join(f", {d:+.2f} {unit}" for d, unit in moved if abs(d) >= MOVED))
 
 
 def table(a_runs, b_runs, fmt="text", top=8):

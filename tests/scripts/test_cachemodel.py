@@ -14,7 +14,7 @@ from test_analysis import result_doc
 from test_clock import ICOUNT
 
 from mapbench import cachemodel, calibration, qemu10, results, where
-from mapbench.cachemodel import Machine, Overlap, Prefetch, Tlb
+from mapbench.cachemodel import Branch, Machine, Overlap, Prefetch, Tlb
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16
 window run=1 index=0 vcpu=0 mode=kernel insns=1000 accesses=300 l1d_misses=40 l2_misses=20 llc_misses=10
@@ -99,6 +99,23 @@ def test_prefetchers_switch_off_one_by_one_and_cost_nothing():
     counts = {"insns": 30.0, "l1d_misses": 2.0, "l2_misses": 1.0, "llc_misses": 0.5}
     assert m.cycles(dict(counts, prefetches=9.0, prefetch_memory=4.0)) == m.cycles(counts)
     assert Prefetch(0, False, True).without("adjacent") is None
+
+
+def test_a_mispredicted_branch_costs_the_machines_penalty():
+    """Mispredicts cost the machine's penalty each, branches nothing;
+    :no-branch drops the predictor from the plugin's arguments and the cost,
+    and a run counted before zen4 had one reads as zen4:no-branch."""
+    m = cachemodel.named("zen4")
+    assert ",branch=14:12" in m.plugin_arg("out") and m.branch.penalty == 13
+    counts = {"insns": 30.0, "l1d_misses": 0.0, "l2_misses": 0.0, "llc_misses": 0.0}
+    counted = dict(counts, branches=6.0, mispredicts=0.5)
+    assert m.cycles(counted) - m.cycles(counts) == pytest.approx(0.5 * 13)
+    bare = cachemodel.named("zen4:no-branch")
+    assert "branch=" not in bare.plugin_arg("out") and "branch prediction" in bare.leaves_out()
+    assert m.leaves_out().endswith(", a gshare branch predictor, no coherence traffic")
+    assert bare.cycles(counted) == bare.cycles(counts)
+    before = {k: v for k, v in m.record().items() if k != "branch"}
+    assert cachemodel.as_recorded(before).name == "zen4:no-branch"
 
 
 def test_a_machine_name_takes_any_switches_and_nothing_else():
@@ -234,6 +251,9 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     assert docs[1]["model"]["profile"] == profile
     # every kernel instruction of the measured samples lands in some function
     assert sum(r["insns"] for r in profile) == pytest.approx(first["insns"], rel=1e-3)
+    # the predictor saw the lookups' conditional branches, each in its function
+    assert 0 < first["mispredicts"] < first["branches"] < first["insns"] / 2
+    assert sum(r["branches"] for r in profile) == pytest.approx(first["branches"], rel=1e-3)
     assert {"htab_map_hash", "lookup_nulls_elem_raw"} <= {r["function"] for r in profile[:8]}
 
 
@@ -311,19 +331,19 @@ def test_the_clock_is_fitted_as_the_error_is_judged():
 def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monkeypatch):
     """Seed 004's rows made from counts whose hardware cost is known (1 ns an
     instruction, 5 an L2 hit, 20 an LLC hit, 80 a memory access, 3 a walk's
-    load, 7 an L2 TLB hit): the fit
+    load, 7 an L2 TLB hit, 13 a mispredict): the fit
     gives those costs back, and a machine whose cycles are that cost has no
     residual at its one clock rate."""
-    truth = np.array([1, 5, 20, 80, 3, 7])
+    truth = np.array([1, 5, 20, 80, 3, 7, 13])
     costed = Machine("m", "", (1, 1, 1), (1, 1, 1), (5, 20, 80), 1.0, 3,
-                     Tlb("k:1:1", "k:1:1", 0, 7))
+                     Tlb("k:1:1", "k:1:1", 0, 7), branch=Branch(1, 0, 13))
     rng = np.random.default_rng(3)
     monkeypatch.setattr(calibration, "SEED_004", dict(calibration.SEED_004))
     for i, ((m, key, size), _) in enumerate(calibration.SEED_004.items()):
         llc, l2, l1 = sorted(rng.uniform(0, 4, 3))
         counts = {"insns": 100 + key * 4, "l1d_misses": l1 + 1, "l2_misses": l2 + 0.5,
                   "llc_misses": llc, "walks": rng.uniform(0, 1), "walk_loads": rng.uniform(1, 3),
-                  "dtlb_misses": rng.uniform(1, 2)}
+                  "dtlb_misses": rng.uniform(1, 2), "mispredicts": rng.uniform(0, 2)}
         ns = float(np.array(costed.cost_terms(counts)) @ truth)
         calibration.SEED_004[(m, key, size)] = 1e3 / ns
         doc = result_doc("bpf-hashmap-lookup", [1.0],
@@ -346,15 +366,15 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
 
 def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
     """Two calibration sets, zen4 and zen4:no-tlb, each also costed without
-    its overlapped misses: a column of each per seed row, walks and misses
-    no longer hidden costlier; walks that turn rhtab's lead at 1M put those
-    pairs out of the hardware's direction."""
+    its overlapped misses and without its mispredicts: a column of each per
+    seed row, misses no longer hidden costlier, mispredicts free; walks that
+    turn rhtab's lead at 1M put those pairs out of the hardware's direction."""
     for machine, walk_loads in (("zen4", 4.0), ("zen4:no-tlb", None),
                                 ("zen4:no-prefetch", 4.0)):
         for i, (m, key, size) in enumerate(calibration.SEED_004):
             counts = {"insns": 100.0 + key + (m == "rhtab"), "l1d_misses": 1.0, "l2_misses": 0.5,
                       "llc_misses": 0.25 if m == "htab" or size == 1000 else 0.2,
-                      "overlapped_memory": 0.1}
+                      "overlapped_memory": 0.1, "branches": 9.0, "mispredicts": 0.5}
             if walk_loads and size == 1000000 and m == "rhtab":
                 counts.update(walks=1.0, walk_loads=walk_loads, dtlb_misses=1.0,
                               walk_l1d_misses=1.0, walk_l2_misses=1.0)
@@ -367,12 +387,15 @@ def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
     text = calibration.report(tmp_path / "zen4", [tmp_path / "zen4:no-tlb"])
     ablation = text[text.index("Ablation"):]
     assert ("| row | hardware ns/op | zen4 cycles/op | off | zen4:no-overlap cycles/op | off | "
-            "zen4:no-tlb cycles/op | off | zen4:no-tlb:no-overlap cycles/op | off |") in ablation
-    (_, full), (_, serial) = calibration.variants(tmp_path / "zen4")
-    (_, no_tlb), (_, bare) = calibration.variants(tmp_path / "zen4:no-tlb")
+            "zen4:no-branch cycles/op | off | zen4:no-tlb cycles/op | off | "
+            "zen4:no-tlb:no-overlap cycles/op | off | zen4:no-tlb:no-branch cycles/op | off |"
+            ) in ablation
+    (_, full), (_, serial), (_, unpredicted) = calibration.variants(tmp_path / "zen4")
+    (_, no_tlb), (_, bare), _ = calibration.variants(tmp_path / "zen4:no-tlb")
     i = full["names"].index("rhtab lookup 8 B 1M")
     assert full["cycles"][i] > no_tlb["cycles"][i]
     assert serial["cycles"] == pytest.approx(full["cycles"] + 0.1 * 300)
+    assert unpredicted["cycles"] == pytest.approx(full["cycles"] - 0.5 * 13)
     assert calibration.directions(bare) == \
         "htab against rhtab: 5 of 6 in the hardware's direction (not at 256 B 1K)"
     assert calibration.directions(full).startswith("htab against rhtab: 2 of 6")
@@ -397,3 +420,6 @@ def test_where_names_the_deepest_level_whose_misses_moved():
         "+0.00 insns/op, +0.20 L2 misses/op, +1.00 page walks/op"
     assert where.headline(dict(before, walks=0.1), dict(after, walks=0.1)) == \
         "+0.00 insns/op, +0.20 L2 misses/op"
+    # a model with a predictor: mispredicts too
+    assert where.headline(dict(before, mispredicts=0.5), dict(after, mispredicts=0.2)) == \
+        "+0.00 insns/op, +0.20 L2 misses/op, -0.30 mispredicts/op"

@@ -254,6 +254,17 @@ static void read_lines(struct trace *t, uint64_t first, uint64_t apart)
 /* A page read line by line with a stream prefetcher 2 lines deep: its
  * first three lines miss, the rest were fetched ahead; the prefetches count
  * apart from the accesses, and a run begins with no stream. */
+/* Runs 1 and 2 each wrote format's lines, %1$d their run. */
+static void each_run_wrote(struct trace *t, const char *format)
+{
+	for (int run = 1; run <= 2; run++) {
+		char expected[512];
+
+		snprintf(expected, sizeof(expected), format, run);
+		assert_non_null(strstr(trace_text(t), expected));
+	}
+}
+
 static void prefetched_lines_count_apart_from_demand_misses(void **state)
 {
 	const struct mb_prefetch_geometry g = { .stream = 2 };
@@ -264,16 +275,9 @@ static void prefetched_lines_count_apart_from_demand_misses(void **state)
 	read_lines(&t, 0, 1);
 	read_lines(&t, 8, 1);	/* the second run goes on where the first stopped */
 	mb_prefetch_free(t.w.prefetch);
-	for (int run = 1; run <= 2; run++) {
-		char expected[256];
-
-		snprintf(expected, sizeof(expected),
-			 "window run=%d index=0 vcpu=0 mode=kernel insns=0 accesses=8 "
-			 "l1d_misses=3 l2_misses=3 llc_misses=3 prefetches=7 prefetch_memory=7 "
-			 "prefetch_late=0\n",
-			 run);
-		assert_non_null(strstr(trace_text(&t), expected));
-	}
+	each_run_wrote(&t, "window run=%1$d index=0 vcpu=0 mode=kernel insns=0 accesses=8 "
+			   "l1d_misses=3 l2_misses=3 llc_misses=3 prefetches=7 prefetch_memory=7 "
+			   "prefetch_late=0\n");
 	trace_end(&t);
 	free(t.text);
 }
@@ -303,6 +307,37 @@ static void a_line_used_before_its_prefetch_arrives_waits_as_a_miss(void **state
 	free(t.text);
 }
 
+/* Branches resolved outside a run are neither counted nor learnt; each run
+ * starts with an untrained predictor; also gets the same counts. */
+static void branches_count_per_window_and_each_run_learns_anew(void **state)
+{
+	const struct mb_branch_geometry g = { 12, 0 };
+	const uint64_t insns[MB_MODES] = { 0 };
+	struct mb_counts also = { 0 };
+	struct trace t;
+
+	trace_start(&t, 1);
+	t.w.branch = mb_branch_new(&g, 1);
+	for (int i = 0; i < 5; i++)
+		mb_windows_branch(&t.w, 0, MB_KERNEL, 0x1000, true, NULL);
+	for (int run = 1; run <= 2; run++) {
+		mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+		for (int i = 0; i < 3; i++)
+			mb_windows_branch(&t.w, 0, MB_KERNEL, 0x1000, true, &also);
+		mb_windows_branch(&t.w, 0, MB_USER, 0x2004, false, NULL);
+		mb_windows_mark(&t.w, MB_MARK_END, insns);
+	}
+	mb_branch_free(t.w.branch);
+	each_run_wrote(&t, "window run=%1$d index=0 vcpu=0 mode=kernel insns=0 accesses=0 "
+			   "l1d_misses=0 l2_misses=0 llc_misses=0 branches=3 mispredicts=1\n"
+			   "window run=%1$d index=0 vcpu=0 mode=user insns=0 accesses=0 "
+			   "l1d_misses=0 l2_misses=0 llc_misses=0 branches=1 mispredicts=0\n");
+	assert_int_equal(also.branches, 6);
+	assert_int_equal(also.mispredicts, 2);
+	trace_end(&t);
+	free(t.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +345,7 @@ int main(void)
 		cmocka_unit_test(a_miss_an_earlier_one_hides_is_counted_by_its_level),
 		cmocka_unit_test(prefetched_lines_count_apart_from_demand_misses),
 		cmocka_unit_test(a_line_used_before_its_prefetch_arrives_waits_as_a_miss),
+		cmocka_unit_test(branches_count_per_window_and_each_run_learns_anew),
 		cmocka_unit_test(markers_decode_from_their_bytes),
 		cmocka_unit_test(each_window_counts_its_own_accesses),
 		cmocka_unit_test(a_run_starts_cold_and_a_killed_run_leaves_no_window),
