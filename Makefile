@@ -90,7 +90,7 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(OUT)/%.bpf.o: progs/%.bpf.c $(OUT)/vmlinux.h
-	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) $(DEPFLAGS) -I$(OUT) -Iprogs \
+	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) $(DEPFLAGS) -I$(OUT) -Iprogs -Iplugin \
 		-c $< -o $@
 # xdp-lb is the selftests' program, built as they build theirs (32-bit
 # registers, 32-bit jumps): a program that long takes other instructions

@@ -121,7 +121,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 	for (int cpu = 0; cpu < windows.ncpus; cpu++)
 		for (int m = 0; m < MB_MODES; m++)
 			insns_now[cpu * MB_MODES + m] = qemu_plugin_u64_get(insn_entry(m), cpu);
-	mb_windows_mark(&windows, (enum mb_mark)(uintptr_t)udata, insns_now);
+	mb_windows_mark(&windows, (enum mb_mark)(uintptr_t)udata, vcpu, insns_now);
 }
 
 /* What an access loaded or stored (its low 64 bits), and the vCPU's
@@ -230,7 +230,7 @@ static void on_block(unsigned int vcpu, void *udata)
 {
 	struct mb_site *site = udata;
 
-	if (windows.open)
+	if (mb_windows_profiling(&windows, vcpu))
 		site->counts.insns += site->insns;
 }
 
@@ -295,11 +295,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		watch_branches(tb, vaddr, n, site);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		uint8_t bytes[MB_MARK_LEN];
+		uint8_t bytes[MB_MARK_BPF_LEN];
 		size_t len = qemu_plugin_insn_size(insn);
 		enum mb_mark mark = MB_MARK_NONE;
 
-		if (len == MB_MARK_LEN && qemu_plugin_insn_data(insn, bytes, len) == len)
+		if ((len == MB_MARK_LEN || len == MB_MARK_BPF_LEN) &&
+		    qemu_plugin_insn_data(insn, bytes, len) == len)
 			mark = mb_mark_decode(bytes, len);
 		if (mark != MB_MARK_NONE)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark,

@@ -60,6 +60,12 @@ struct mb_windows {
 	unsigned int run, index;	/* the run (BEGINs seen, from 1) and its window */
 	struct mb_counts *counts;	/* [cpu * MB_MODES + mode], this window */
 	uint64_t *insns_at_open;	/* [cpu * MB_MODES + mode]: the instruction counter */
+	/* The work the bench's BPF programs time (MB_MARK_TIMED to UNTIMED),
+	 * counted apart: a run that marks any writes mode=timed lines too. */
+	bool timed_seen;	/* this run marked timed work */
+	bool *timed;		/* [cpu]: in timed work now */
+	uint64_t *timed_from;	/* [cpu]: its kernel instructions when last counted */
+	struct mb_counts *timed_counts;	/* [cpu], this window */
 };
 
 int mb_windows_init(struct mb_windows *w, struct mb_cache *cache, int ncpus, FILE *out);
@@ -78,7 +84,16 @@ void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_
  * TLBs', the overlaps', the prefetches' and the branches' only where w
  * models them. */
 void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c);
-/* A marker executed; insns: every vCPU's instruction counters now, [cpu * MB_MODES + mode]. */
-void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, const uint64_t *insns);
+/* A marker executed by vCPU cpu; insns: every vCPU's instruction counters
+ * now, [cpu * MB_MODES + mode]. */
+void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, int cpu, const uint64_t *insns);
+
+/* Whether the profile counts vCPU cpu's work now: in a window, and in its
+ * timed work where the run marks any (the profile then explains the
+ * figure, which is the timed work's). */
+static inline bool mb_windows_profiling(const struct mb_windows *w, int cpu)
+{
+	return w->open && (!w->timed_seen || w->timed[cpu]);
+}
 
 #endif

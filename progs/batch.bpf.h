@@ -344,7 +344,9 @@ static __always_inline int run_op(__u32 id, struct prod_ctl *c, struct prod_coun
 	ops = c->batch;
 
 	t0 = bpf_ktime_get_ns();
+	mb_mark_timed(MB_MARK_TIMED);
 	known = timed_steps(op_of(c, filling), &s, ops, use_for);
+	mb_mark_timed(MB_MARK_UNTIMED);
 	t1 = bpf_ktime_get_ns();
 	if (!known)
 		return -1;

@@ -6,6 +6,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "bench_shared.h"
+#include "marker_cmd.h"
 
 #define ENOENT 2
 #define E2BIG 7
@@ -30,6 +31,17 @@ struct prod_counters cnt[MAX_PRODUCERS];
 	goto l_on;								\
 l_out:	on_ = false;								\
 l_on:	on_;									\
+})
+
+/* The cache model's timed region (plugin/marker.h): a constant load the
+ * x86 JIT emits as one movabs the plugin recognises, so that its counts per
+ * op are the work between the two clock reads, as this program times it. */
+#define mb_mark_timed(cmd) ({							\
+	__u64 mark_;								\
+										\
+	asm volatile("%0 = %1 ll" : "=r"(mark_)					\
+		     : "i"((__u64)MB_MARK_WORD(cmd) << 32 | MB_MARK_WORD(cmd))	\
+		     : "memory");						\
 })
 
 /* Every batch's time and op count (bench_shared.h's BATCH_RING per

@@ -22,8 +22,10 @@ a miss of that level when used before; the fetch itself is free.
 
 A penalty is the cycles a miss adds beyond an L1 hit: a data load's L1 hit
 is in the IPC, a walk's is not (the walk waits for each entry). Per op:
-kernel-mode counts of every vCPU over the measured samples, divided by
-their ops (the maps' work runs in the kernel; the bench's loop is user mode).
+the counts of every vCPU over the measured samples, divided by their ops,
+of the work the bench's BPF programs time where they mark it (between
+their two clock reads), else of all kernel-mode work (the maps' work runs
+in the kernel; the bench's loop is user mode).
 
 A machine's mechanisms can be switched off for an ablation: zen4:no-tlb is
 zen4 without TLBs, zen4:no-overlap without overlapping misses,
@@ -272,6 +274,9 @@ def as_recorded(record):
                 return candidate
     return None
 
+# What a run's counts per op are of (block()); a result counted another way
+# is another measurement (bisect keys its results by it).
+PER_OP = "the timed work where the programs mark it, else kernel mode"
 WINDOW = re.compile(r"^window run=(\d+) index=(\d+) vcpu=(\d+) mode=(\w+) (.*)$")
 SITE = re.compile(r"^site run=(\d+) vaddr=0x([0-9a-f]+) (.*)$")
 # a profile keeps the functions that cost most, the rest summed in one row
@@ -361,8 +366,10 @@ def profile(machine, sites, symbols, ops):
 
 def block(machine, windows, samples):
     """A result's "model" block: every window's counts beside its sample, and
-    per op over the measured samples (kernel mode, every vCPU). None if the
-    windows do not match the samples (a run cut short)."""
+    per op over the measured samples, every vCPU: of the work the bench's
+    programs timed where they marked it (scope "timed": the counts of the
+    figure's own clock reads), else of all kernel-mode work ("kernel"). None
+    if the windows do not match the samples (a run cut short)."""
     by_index = {}
     for w in windows:
         by_index.setdefault(w["index"], []).append(
@@ -372,10 +379,13 @@ def block(machine, windows, samples):
     measured = [s for s in samples if not s["warmup"]]
     ops = sum(s["ops"] for s in measured)
     counted = [k for k in COUNTS if k in windows[0]] if windows else []
+    scope = ("timed" if any(c["mode"] == "timed" for s in measured for c in by_index[s["index"]])
+             else "kernel")
     total = {k: sum(c[k] for s in measured for c in by_index[s["index"]]
-                    if c["mode"] == "kernel") for k in counted}
+                    if c["mode"] == scope) for k in counted}
     per_op = {k: v / ops for k, v in total.items()} if ops else {}
     if per_op:
         per_op["model_cycles"] = machine.cycles(per_op)
-    return {"source": "model", "machine": machine.name, "ops": ops, "per_op": per_op,
+    return {"source": "model", "machine": machine.name, "scope": scope, "ops": ops,
+            "per_op": per_op,
             "windows": [{"sample": s["index"], "counts": by_index[s["index"]]} for s in samples]}

@@ -46,6 +46,26 @@ def test_per_op_counts_are_the_measured_samples_in_kernel_mode():
     assert len(block["windows"][0]["counts"]) == 4
 
 
+def test_per_op_counts_are_the_timed_work_where_the_programs_mark_it():
+    """A run whose programs marked their timed work: per op is that work's
+    (every vCPU), not all kernel-mode work; the block says which."""
+    timed = WINDOWS + [
+        "window run=1 index=0 vcpu=0 mode=timed insns=900 accesses=280 l1d_misses=30 "
+        "l2_misses=15 llc_misses=5",
+        "window run=1 index=0 vcpu=1 mode=timed insns=0 accesses=0 l1d_misses=0 l2_misses=0 "
+        "llc_misses=0",
+        "window run=1 index=1 vcpu=0 mode=timed insns=2700 accesses=850 l1d_misses=100 "
+        "l2_misses=50 llc_misses=20",
+        "window run=1 index=1 vcpu=1 mode=timed insns=100 accesses=10 l1d_misses=0 "
+        "l2_misses=0 llc_misses=0"]
+    samples = [{"index": 0, "warmup": True, "ops": 10}, {"index": 1, "warmup": False, "ops": 100}]
+    block = cachemodel.block(MACHINE, cachemodel.read_windows(timed), samples)
+    assert block["scope"] == "timed"
+    assert block["per_op"]["insns"] == 28 and block["per_op"]["llc_misses"] == 0.2
+    assert cachemodel.block(MACHINE, cachemodel.read_windows(WINDOWS), samples)["scope"] == \
+        "kernel"
+
+
 def test_walks_cost_their_loads_and_l2_tlb_hits_their_latency():
     """A window with TLB counts: walks' loads cost the L1D latency each and
     their misses as data misses; L1 DTLB misses that hit the L2 TLB cost its
@@ -243,8 +263,9 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     first, second = (d["model"]["per_op"] for d in docs)
     assert first == second
     assert first["l1d_misses"] >= first["l2_misses"] >= first["llc_misses"]
-    # the model's kernel instructions per op include the timed ones (icount's ns/op)
-    assert first["insns"] >= docs[0]["summary"]["latency_ns"]["median"]
+    # per op is the work the program timed: icount's ns/op, its instructions
+    assert docs[0]["model"]["scope"] == "timed"
+    assert first["insns"] == pytest.approx(docs[0]["summary"]["latency_ns"]["median"], rel=0.02)
     assert first["model_cycles"] > 0 and docs[0]["environment"]["vm"]["model"]["name"] == "zen4"
     assert len(docs[0]["model"]["windows"]) == len(docs[0]["samples"])
     profile = docs[0]["model"]["profile"]

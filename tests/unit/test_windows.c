@@ -76,6 +76,58 @@ static void markers_decode_from_their_bytes(void **state)
 	assert_int_equal(mb_mark_decode(begin, 7), MB_MARK_NONE);
 }
 
+/* The BPF form: movabs $imm64, %reg (as the x86 JIT emits a constant load),
+ * both halves the marker's word. */
+static void bpf_markers_decode_in_any_register(void **state)
+{
+	const uint8_t rdi[] = { 0x48, 0xbf, 0x05, 0x00, 0x42, 0x4d, 0x05, 0x00, 0x42, 0x4d };
+	const uint8_t r14[] = { 0x49, 0xbe, 0x06, 0x00, 0x42, 0x4d, 0x06, 0x00, 0x42, 0x4d };
+	const uint8_t halves[] = { 0x48, 0xbf, 0x05, 0x00, 0x42, 0x4d, 0x06, 0x00, 0x42, 0x4d };
+	const uint8_t other[] = { 0x48, 0x8b, 0x05, 0x00, 0x42, 0x4d, 0x05, 0x00, 0x42, 0x4d };
+
+	assert_int_equal(mb_mark_decode(rdi, 10), MB_MARK_TIMED);
+	assert_int_equal(mb_mark_decode(r14, 10), MB_MARK_UNTIMED);
+	assert_int_equal(mb_mark_decode(halves, 10), MB_MARK_NONE);
+	assert_int_equal(mb_mark_decode(other, 10), MB_MARK_NONE);
+}
+
+/* vCPU 0 times instructions 100 to 160 and two of its four accesses: the
+ * run's windows have a timed line per vCPU with those alone; once a run
+ * has marked timed work the profile counts only that; a run that marks
+ * none writes no timed line. */
+static void timed_work_is_counted_apart(void **state)
+{
+	const uint64_t at_begin[] = { 50, 0, 0, 0 }, at_timed[] = { 100, 0, 0, 0 },
+		       at_untimed[] = { 160, 0, 0, 0 }, at_end[] = { 200, 0, 0, 0 };
+	struct mb_counts site = { 0 };
+	struct trace t;
+
+	trace_start(&t, 2);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, at_begin);
+	access(&t.w, 0, MB_KERNEL, 0x0, 8, NULL);
+	mb_windows_mark(&t.w, MB_MARK_TIMED, 0, at_timed);
+	access(&t.w, 0, MB_KERNEL, 0x40, 8, &site);
+	access(&t.w, 0, MB_KERNEL, 0x80, 8, &site);
+	access(&t.w, 1, MB_KERNEL, 0xc0, 8, NULL);		/* the other vCPU: not timed */
+	mb_windows_mark(&t.w, MB_MARK_UNTIMED, 0, at_untimed);
+	access(&t.w, 0, MB_KERNEL, 0x100, 8, &site);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, at_end);
+	assert_non_null(strstr(trace_text(&t),
+			       "window run=1 index=0 vcpu=0 mode=kernel insns=150 accesses=4 "));
+	assert_non_null(strstr(trace_text(&t),
+			       "window run=1 index=0 vcpu=0 mode=timed insns=60 accesses=2 "
+			       "l1d_misses=2 l2_misses=2 llc_misses=2\n"
+			       "window run=1 index=0 vcpu=1 mode=timed insns=0 accesses=0 "));
+	assert_int_equal(site.accesses, 2);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, at_begin);
+	access(&t.w, 0, MB_KERNEL, 0x0, 8, &site);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, at_end);
+	assert_null(strstr(strstr(trace_text(&t), "run=2"), "mode=timed"));
+	assert_int_equal(site.accesses, 3);
+	trace_end(&t);
+	free(t.text);
+}
+
 static void each_window_counts_its_own_accesses(void **state)
 {
 	struct trace t;
@@ -84,15 +136,15 @@ static void each_window_counts_its_own_accesses(void **state)
 
 	trace_start(&t, 1);
 	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* before the run: not counted */
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, at_begin);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, at_begin);
 	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);		/* cold after BEGIN: to memory */
 	access(&t.w, 0, MB_KERNEL, 16, 8, NULL);		/* same line: L1 */
 	access(&t.w, 0, MB_USER, LINE - 4, 8, NULL);	/* straddles lines 0 and 1 */
-	mb_windows_mark(&t.w, MB_MARK_NEXT, at_next);
+	mb_windows_mark(&t.w, MB_MARK_NEXT, 0, at_next);
 	access(&t.w, 0, MB_KERNEL, 2 * LINE, 4, NULL);
-	mb_windows_mark(&t.w, MB_MARK_END, at_end);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, at_end);
 	access(&t.w, 0, MB_KERNEL, 3 * LINE, 4, NULL);	/* after END: not counted */
-	mb_windows_mark(&t.w, MB_MARK_NEXT, at_end);		/* outside a run: ignored */
+	mb_windows_mark(&t.w, MB_MARK_NEXT, 0, at_end);		/* outside a run: ignored */
 	assert_string_equal(trace_end(&t),
 		"window run=1 index=0 vcpu=0 mode=kernel insns=600 accesses=2 l1d_misses=1 "
 		"l2_misses=1 llc_misses=1\n"
@@ -111,13 +163,13 @@ static void a_run_starts_cold_and_a_killed_run_leaves_no_window(void **state)
 	uint64_t insns[4] = { 0 };
 
 	trace_start(&t, 2);
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 	access(&t.w, 1, MB_KERNEL, 0, 8, NULL);
 	/* killed before END: the next run's BEGIN drops the open window */
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 	access(&t.w, 1, MB_KERNEL, 0, 8, NULL);	/* cold again */
 	access(&t.w, 0, MB_KERNEL, 0, 8, NULL);	/* the other vCPU: the shared LLC has it */
-	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
 	assert_string_equal(trace_end(&t),
 		"window run=2 index=0 vcpu=0 mode=kernel insns=0 accesses=1 l1d_misses=1 "
 		"l2_misses=1 llc_misses=0\n"
@@ -144,15 +196,15 @@ static void the_profile_counts_the_measured_samples_per_site(void **state)
 	other = mb_profile_site(&p, 0xffffffff81300000ull, 3);
 	assert_ptr_equal(mb_profile_site(&p, 0xffffffff81200000ull, 12), lookup);
 	assert_ptr_not_equal(mb_profile_site(&p, 0xffffffff81200000ull, 5), lookup);
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 	lookup->counts.insns += 12;				/* warmup: forgotten */
 	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);
-	mb_windows_mark(&t.w, MB_MARK_NEXT, insns);
-	mb_windows_mark(&t.w, MB_MARK_MEASURED, insns);
+	mb_windows_mark(&t.w, MB_MARK_NEXT, 0, insns);
+	mb_windows_mark(&t.w, MB_MARK_MEASURED, 0, insns);
 	lookup->counts.insns += 24;
 	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);	/* warm: L1 */
 	access(&t.w, 0, MB_KERNEL, 4 * LINE, 8, &other->counts);
-	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
 	assert_non_null(strstr(trace_end(&t),
 		"site run=1 vaddr=0xffffffff81200000 insns=24 accesses=1 l1d_misses=0 "
 		"l2_misses=0 llc_misses=0\n"));
@@ -182,10 +234,10 @@ static void walk_loads_go_through_the_caches_and_count_apart(void **state)
 	trace_start(&t, 1);
 	t.w.mmu = mb_mmu_new(&g, 1, one_gib_page, NULL, &why);
 	mb_mmu_set_root(t.w.mmu, 0, 0x1000);
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 	access(&t.w, 0, MB_KERNEL, 0x40, 8, NULL);	/* a walk, then the data */
 	access(&t.w, 0, MB_KERNEL, 0x1000, 8, NULL);	/* the PML4's line: L1 */
-	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
 	mb_mmu_free(t.w.mmu);
 	assert_string_equal(trace_end(&t),
 		"window run=1 index=0 vcpu=0 mode=kernel insns=0 accesses=2 l1d_misses=1 "
@@ -217,11 +269,11 @@ static void a_miss_an_earlier_one_hides_is_counted_by_its_level(void **state)
 
 	trace_start(&t, 1);
 	t.w.overlap = mb_overlap_new(&g, 1);
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 	mb_windows_access(&t.w, 0, MB_KERNEL, &first, NULL);	/* to memory: pays */
 	mb_windows_access(&t.w, 0, MB_KERNEL, &second, NULL);	/* to memory: hidden */
 	mb_windows_access(&t.w, 0, MB_KERNEL, &again, NULL);	/* an L1 hit: not asked */
-	mb_windows_mark(&t.w, MB_MARK_END, insns);
+	mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
 	mb_overlap_free(t.w.overlap);
 	assert_int_equal(completed, 2);
 	assert_string_equal(trace_end(&t),
@@ -240,7 +292,7 @@ static void read_lines(struct trace *t, uint64_t first, uint64_t apart)
 {
 	uint64_t insns[2] = { 0 };
 
-	mb_windows_mark(&t->w, MB_MARK_BEGIN, insns);
+	mb_windows_mark(&t->w, MB_MARK_BEGIN, 0, insns);
 	for (uint64_t line = first; line < first + 8; line++) {
 		struct mb_access a = { .vaddr = 0x10000 + line * LINE + 8,
 				       .paddr = 0x10000 + line * LINE + 8, .size = 8,
@@ -248,7 +300,7 @@ static void read_lines(struct trace *t, uint64_t first, uint64_t apart)
 
 		mb_windows_access(&t->w, 0, MB_KERNEL, &a, NULL);
 	}
-	mb_windows_mark(&t->w, MB_MARK_END, insns);
+	mb_windows_mark(&t->w, MB_MARK_END, 0, insns);
 }
 
 /* A page read line by line with a stream prefetcher 2 lines deep: its
@@ -321,11 +373,11 @@ static void branches_count_per_window_and_each_run_learns_anew(void **state)
 	for (int i = 0; i < 5; i++)
 		mb_windows_branch(&t.w, 0, MB_KERNEL, 0x1000, true, NULL);
 	for (int run = 1; run <= 2; run++) {
-		mb_windows_mark(&t.w, MB_MARK_BEGIN, insns);
+		mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
 		for (int i = 0; i < 3; i++)
 			mb_windows_branch(&t.w, 0, MB_KERNEL, 0x1000, true, &also);
 		mb_windows_branch(&t.w, 0, MB_USER, 0x2004, false, NULL);
-		mb_windows_mark(&t.w, MB_MARK_END, insns);
+		mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
 	}
 	mb_branch_free(t.w.branch);
 	each_run_wrote(&t, "window run=%1$d index=0 vcpu=0 mode=kernel insns=0 accesses=0 "
@@ -347,6 +399,8 @@ int main(void)
 		cmocka_unit_test(a_line_used_before_its_prefetch_arrives_waits_as_a_miss),
 		cmocka_unit_test(branches_count_per_window_and_each_run_learns_anew),
 		cmocka_unit_test(markers_decode_from_their_bytes),
+		cmocka_unit_test(bpf_markers_decode_in_any_register),
+		cmocka_unit_test(timed_work_is_counted_apart),
 		cmocka_unit_test(each_window_counts_its_own_accesses),
 		cmocka_unit_test(a_run_starts_cold_and_a_killed_run_leaves_no_window),
 		cmocka_unit_test(the_profile_counts_the_measured_samples_per_site),

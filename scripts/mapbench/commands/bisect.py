@@ -74,14 +74,14 @@ def folders(label):
 
 def measurement_key(bench, vmrun):
     """Names what a step measures (the benchmark and the guest options, and
-    the cache model's machine as defined now: zen4 that gained TLBs measures
-    something else): a label's kernels serve every measurement, its results
-    only theirs."""
+    the cache model's machine as defined now and what its figures count per
+    op: zen4 that gained TLBs measures something else): a label's kernels
+    serve every measurement, its results only theirs."""
     name = vmrun[vmrun.index("--model") + 1] if "--model" in vmrun else "none"
     if name == "none" and "--profile" in vmrun:
         name = cachemodel.DEFAULT
     machine = cachemodel.named(name)
-    what = [bench, vmrun] + ([machine.record()] if machine else [])
+    what = [bench, vmrun] + ([machine.record(), cachemodel.PER_OP] if machine else [])
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:8]
 
 
