@@ -128,13 +128,11 @@ bench: $(BENCH_OBJS) $(OUT)/ldflags
 $(OUT)/bench.static: $(BENCH_OBJS)
 	$(CC) -static $(BENCH_OBJS) -o $@ $(LIBS)
 
-# -flto: QEMU calls the plugin on every guest access, and the simulator's
-# small functions (a cache level's lookup, a TLB's) are called across files.
 $(OUT)/plugin/%.o: plugin/%.c | $(OUT)/plugin
-	$(CC) $(CFLAGS) -flto -ffat-lto-objects -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
 
 $(PLUGIN): $(PLUGIN_OBJS)
-	$(CC) $(CFLAGS) -flto -shared $(PLUGIN_OBJS) -o $@
+	$(CC) -shared $(PLUGIN_OBJS) -o $@
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(PLUGIN_LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) $(PLUGIN_LIB_OBJS) -o $@ $(LIBS) -lcmocka

@@ -10,7 +10,8 @@ Two questions, two answers:
     the largest, choose the clock.)
   - What would the hardware's own costs be? Non-negative least squares of
     ns/op on the model's counts per op (Machine.cost_terms: instructions,
-    loads that hit L2, the LLC, memory, walks' loads, L2 TLB hits), each row
+    loads that hit L2, the LLC, memory, walks' loads, L2 TLB hits,
+    mispredicts), each row
     weighted by 1/its ns
     (relative errors: rows span 10 ns to 1.4 us): ns per instruction and per
     miss. Fitted on seed 004's rows (one machine); seed 002's LPM rows, from
