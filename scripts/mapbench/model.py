@@ -86,7 +86,8 @@ MODEL_NOTE = ("modelled figures (scripts/vmrun --model): a cache model's misses 
               "the instructions the guest ran, exact for each run; a data-cache hierarchy "
               "with true LRU and fixed miss penalties, TLBs with page walks, overlapping "
               "misses, prefetchers (free, but waited for) and a gshare branch predictor "
-              "where the machine has them (docs/vm.org), without coherence traffic.")
+              "where the machine has them (the predictor where its name asks: NAME:branch; "
+              "docs/vm.org), without coherence traffic.")
 
 
 def clock_note(clock, metric):

@@ -121,21 +121,25 @@ def test_prefetchers_switch_off_one_by_one_and_cost_nothing():
     assert Prefetch(0, False, True).without("adjacent") is None
 
 
-def test_a_mispredicted_branch_costs_the_machines_penalty():
-    """Mispredicts cost the machine's penalty each, branches nothing;
-    :no-branch drops the predictor from the plugin's arguments and the cost,
-    and a run counted before zen4 had one reads as zen4:no-branch."""
-    m = cachemodel.named("zen4")
+def test_a_mispredicted_branch_costs_the_machines_penalty_where_asked_for():
+    """The predictor is modelled where the name asks (zen4:branch): its
+    mispredicts cost the machine's penalty each, branches nothing; zen4
+    alone has none, in the plugin's arguments or the cost; a run counted on
+    zen4 while it had one reads as zen4:branch, one from before as zen4."""
+    m = cachemodel.named("zen4:branch")
     assert ",branch=14:12" in m.plugin_arg("out") and m.branch.penalty == 13
     counts = {"insns": 30.0, "l1d_misses": 0.0, "l2_misses": 0.0, "llc_misses": 0.0}
     counted = dict(counts, branches=6.0, mispredicts=0.5)
     assert m.cycles(counted) - m.cycles(counts) == pytest.approx(0.5 * 13)
-    bare = cachemodel.named("zen4:no-branch")
+    bare = cachemodel.named("zen4")
     assert "branch=" not in bare.plugin_arg("out") and "branch prediction" in bare.leaves_out()
     assert m.leaves_out().endswith(", a gshare branch predictor, no coherence traffic")
     assert bare.cycles(counted) == bare.cycles(counts)
+    assert m.without("branch").name == "zen4" and m.without("tlb").name == "zen4:branch:no-tlb"
+    assert cachemodel.named("zen4:branch:no-tlb").branch == m.branch
+    assert cachemodel.as_recorded(dict(m.record(), name="zen4")).name == "zen4:branch"
     before = {k: v for k, v in m.record().items() if k != "branch"}
-    assert cachemodel.as_recorded(before).name == "zen4:no-branch"
+    assert cachemodel.as_recorded(dict(before, name="zen4")).name == "zen4"
 
 
 def test_a_machine_name_takes_any_switches_and_nothing_else():
@@ -170,11 +174,13 @@ def test_every_machine_builds_in_the_plugin():
     def power_of_two_sets(entries, ways):
         sets = entries // ways
         return sets * ways == entries and sets & (sets - 1) == 0
-    every = [cachemodel.named(":".join([b.name, *(f"no-{m}" for m in off)]))
-             for b in cachemodel.BASE for n in range(len(cachemodel.MECHANISMS) + 1)
+    every = [cachemodel.named(":".join([asked, *(f"no-{m}" for m in off)]))
+             for b in cachemodel.BASE for asked in (b.name, f"{b.name}:branch")
+             for n in range(len(cachemodel.MECHANISMS) + 1)
              for off in itertools.combinations(cachemodel.MECHANISMS, n)]
     for m in every:
         assert m.prefetch is None or m.prefetch.stream <= 8     # plugin/prefetch.h
+        assert m.branch is None or m.branch.history_bits <= m.branch.table_bits <= 24
         for size, ways in zip(m.size, m.ways):
             assert size % m.line == 0 and power_of_two_sets(size // m.line, ways), m.name
         for array in (m.tlb.l1.split("+") + m.tlb.l2.split("+") if m.tlb else []):
@@ -255,7 +261,7 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
         pytest.skip("no apt-get to fetch QEMU 10")
     out = tmp_path / "m"
     proc = run_script("vmrun", "--kernel", str(debian_6_12), "--label", str(out), "--profile",
-                      "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1", "--",
+                      "--model", "zen4:branch", "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1", "--",
                       "htab-lookup", "--max-entries", "1K")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     docs = [json.loads(f.read_text()) for f in sorted(out.glob("*/run-*.json"))]
@@ -266,7 +272,8 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     # per op is the work the program timed: icount's ns/op, its instructions
     assert docs[0]["model"]["scope"] == "timed"
     assert first["insns"] == pytest.approx(docs[0]["summary"]["latency_ns"]["median"], rel=0.02)
-    assert first["model_cycles"] > 0 and docs[0]["environment"]["vm"]["model"]["name"] == "zen4"
+    assert first["model_cycles"] > 0 and docs[0]["environment"]["vm"]["model"]["name"] == \
+        "zen4:branch"
     assert len(docs[0]["model"]["windows"]) == len(docs[0]["samples"])
     profile = docs[0]["model"]["profile"]
     assert docs[1]["model"]["profile"] == profile
@@ -386,11 +393,12 @@ def test_the_calibration_recovers_known_costs_and_names_its_rows(tmp_path, monke
 
 
 def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
-    """Two calibration sets, zen4 and zen4:no-tlb, each also costed without
-    its overlapped misses and without its mispredicts: a column of each per
-    seed row, misses no longer hidden costlier, mispredicts free; walks that
-    turn rhtab's lead at 1M put those pairs out of the hardware's direction."""
-    for machine, walk_loads in (("zen4", 4.0), ("zen4:no-tlb", None),
+    """Two calibration sets, zen4:branch and zen4:no-tlb, each also costed
+    without its overlapped misses (and the first without its mispredicts): a
+    column of each per seed row, misses no longer hidden costlier,
+    mispredicts free; walks that turn rhtab's lead at 1M put those pairs out
+    of the hardware's direction."""
+    for machine, walk_loads in (("zen4:branch", 4.0), ("zen4:no-tlb", None),
                                 ("zen4:no-prefetch", 4.0)):
         for i, (m, key, size) in enumerate(calibration.SEED_004):
             counts = {"insns": 100.0 + key + (m == "rhtab"), "l1d_misses": 1.0, "l2_misses": 0.5,
@@ -405,14 +413,13 @@ def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
             doc["model"] = {"machine": machine, "per_op": counts}
             (tmp_path / machine / f"c{i}").mkdir(parents=True)
             (tmp_path / machine / f"c{i}" / "run-1.json").write_text(json.dumps(doc))
-    text = calibration.report(tmp_path / "zen4", [tmp_path / "zen4:no-tlb"])
+    text = calibration.report(tmp_path / "zen4:branch", [tmp_path / "zen4:no-tlb"])
     ablation = text[text.index("Ablation"):]
-    assert ("| row | hardware ns/op | zen4 cycles/op | off | zen4:no-overlap cycles/op | off | "
-            "zen4:no-branch cycles/op | off | zen4:no-tlb cycles/op | off | "
-            "zen4:no-tlb:no-overlap cycles/op | off | zen4:no-tlb:no-branch cycles/op | off |"
-            ) in ablation
-    (_, full), (_, serial), (_, unpredicted) = calibration.variants(tmp_path / "zen4")
-    (_, no_tlb), (_, bare), _ = calibration.variants(tmp_path / "zen4:no-tlb")
+    assert ("| row | hardware ns/op | zen4:branch cycles/op | off | zen4:branch:no-overlap "
+            "cycles/op | off | zen4 cycles/op | off | zen4:no-tlb cycles/op | off | "
+            "zen4:no-tlb:no-overlap cycles/op | off |") in ablation
+    (_, full), (_, serial), (_, unpredicted) = calibration.variants(tmp_path / "zen4:branch")
+    (_, no_tlb), (_, bare) = calibration.variants(tmp_path / "zen4:no-tlb")
     i = full["names"].index("rhtab lookup 8 B 1M")
     assert full["cycles"][i] > no_tlb["cycles"][i]
     assert serial["cycles"] == pytest.approx(full["cycles"] + 0.1 * 300)
@@ -421,11 +428,12 @@ def test_the_ablation_sets_each_machine_beside_the_full_one(tmp_path):
         "htab against rhtab: 5 of 6 in the hardware's direction (not at 256 B 1K)"
     assert calibration.directions(full).startswith("htab against rhtab: 2 of 6")
     # more sets through the command line: a column pair each
-    out = run_script("report", str(tmp_path / "zen4"), str(tmp_path / "zen4:no-tlb"),
+    out = run_script("report", str(tmp_path / "zen4:branch"), str(tmp_path / "zen4:no-tlb"),
                      "--ablation", str(tmp_path / "zen4:no-prefetch"), "--style",
                      "calibration").stdout
     assert "| zen4:no-prefetch cycles/op | off | zen4:no-prefetch:no-overlap cycles/op |" in out
-    refused = run_script("report", str(tmp_path / "zen4"), "--ablation", str(tmp_path / "zen4"))
+    refused = run_script("report", str(tmp_path / "zen4:branch"), "--ablation",
+                         str(tmp_path / "zen4:branch"))
     assert refused.returncode == 64 and "--style calibration" in refused.stderr
 
 

@@ -9,12 +9,13 @@ from .. import cachemodel
 
 def machine_name(name):
     """--model's value: a machine of the cache model (any :no-MECHANISM
-    switches), or none."""
+    switches, :branch for the predictor), or none."""
     if name == "none" or cachemodel.named(name):
         return name
     raise argparse.ArgumentTypeError(
         f"no machine '{name}': give {', '.join(b.name for b in cachemodel.BASE)} or none, "
-        f"with :no-MECHANISM to switch off one of {', '.join(cachemodel.MECHANISMS)}")
+        f"with :no-MECHANISM to switch off one of {', '.join(cachemodel.MECHANISMS)} "
+        f"and :{' :'.join(cachemodel.OPT_IN)} to add it")
 
 
 # (flags, argparse keywords): the parser's options, and what passed_on gives back.
@@ -36,7 +37,8 @@ OPTIONS = [
                             "prefetchers, and modelled cycles per op "
                             "beside icount's instructions (QEMU 10; default none); "
                             "NAME:no-MECHANISM switches one off ("
-                            f"{', '.join(cachemodel.MECHANISMS)}; they combine)")),
+                            f"{', '.join(cachemodel.MECHANISMS)}; they combine), "
+                            "NAME:branch adds a branch predictor")),
     (["--sample-layouts"], dict(action="store_true",
                                 help="a memory layout drawn per boot (shuffled page lists; needs "
                                      "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
