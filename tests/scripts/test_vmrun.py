@@ -351,8 +351,8 @@ def test_a_layout_draw_is_on_the_kernels_command_line_with_shuffled_pages():
     parser = argparse.ArgumentParser()
     options.add(parser, boots=2)
     given = parser.parse_args(["--sample-layouts", "-w", "0"])
-    assert options.passed_on(given)[:8] == ["--runs", "1", "--warmup", "0", "--duration", "3",
-                                            "--accel", "auto"]
+    assert options.passed_on(given)[:10] == ["--runs", "1", "--warmup-runs", "1", "--warmup", "0",
+                                             "--duration", "3", "--accel", "auto"]
     assert "--sample-layouts" in options.passed_on(given) and given.boots == 2
     assert "--sample-layouts" not in options.passed_on(parser.parse_args([]))
 

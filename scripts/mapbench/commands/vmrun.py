@@ -116,8 +116,6 @@ def parse_args(argv=None):
     what.add_argument("--suite", help="a suite of suites/ (its configurations)")
     what.add_argument("--bench", action="append", default=[],
                       help="./bench arguments, one string (repeatable)")
-    ap.add_argument("--warmup-runs", type=int, default=1,
-                    help="runs per configuration and boot kept as warmup (default 1)")
     options.add(ap, boots=1)
     ap.add_argument("--order", choices=["alternate", "random"], default="alternate")
     ap.add_argument("--seed", type=int, default=1)

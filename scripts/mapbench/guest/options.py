@@ -21,6 +21,10 @@ def machine_name(name):
 # (flags, argparse keywords): the parser's options, and what passed_on gives back.
 OPTIONS = [
     (["--runs"], dict(type=int, default=1, help="measured runs per configuration per boot")),
+    (["--warmup-runs"], dict(type=int, default=1,
+                             help="runs per configuration and boot kept as warmup (default 1; "
+                                  "under --model each run starts cold, so 0 saves a boot "
+                                  "half its time)")),
     (["-w", "--warmup"], dict(type=int, default=1, help="./bench -w in the guest")),
     (["-d", "--duration"], dict(type=int, default=3, help="./bench -d in the guest")),
     (["--accel"], dict(choices=["auto", "kvm", "tcg"], default="auto")),
