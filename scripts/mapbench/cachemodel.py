@@ -193,8 +193,9 @@ class Machine:
         """What a dict of counts costs in on this machine (COST_TERMS):
         instructions; loads that hit L2, the LLC or memory (data and walks
         alike) and no earlier miss hid; walks' loads; L1 DTLB misses that
-        hit the L2 TLB; mispredicted branches. A mechanism the machine has not adds nothing, so
-        NAME:no-overlap costs NAME's counts as if no miss had overlapped."""
+        hit the L2 TLB; mispredicted branches. A mechanism the machine has
+        not adds nothing, so NAME:no-overlap costs NAME's counts as if no
+        miss had overlapped."""
         def n(key, mechanism=True):
             return c.get(key, 0) if mechanism else 0
         tlb, hide, branch = self.tlb is not None, self.overlap is not None, self.branch is not None
@@ -278,10 +279,10 @@ def as_recorded(record):
     if machine and definition(record) in ({}, definition(machine.record())):
         return machine
     base = record.get("name", "").split(":")[0]
-    for asked in (base, *(f"{base}:{m}" for m in OPT_IN)):
+    for start in (named(base), *(named(f"{base}:{m}") for m in OPT_IN)):
         for n in range(len(MECHANISMS) + 1):
             for off in itertools.combinations(MECHANISMS, n):
-                candidate = named(asked)
+                candidate = start
                 for mech in off:
                     candidate = candidate and candidate.without(mech)
                 if candidate and definition(candidate.record()) == definition(record):

@@ -54,9 +54,9 @@ def hardware_ns(run):
 
 def rows(folder):
     """[(row, hardware ns/op, model counts per op, fitted)] of a set's runs
-    (a row's first run: one the suite runs twice counts once), and the names
-    of the machines they were modelled on (None: a definition no machine
-    here has)."""
+    (a row's first run: one the suite runs twice counts once), and the
+    machines they were modelled on (None: a definition no machine here
+    has)."""
     out, machines, seen = [], set(), set()
     for run in results.load_path(folder, pool_boots=False):
         hw = hardware_ns(run)
@@ -176,8 +176,9 @@ def documented(machine, r):
 def report(folder, others=()):
     """The calibration of the set in folder, as text and an org table, and
     an ablation table: the machine without overlapping misses and without
-    branch prediction (from the same counts), and others (the suite run on the machine with a mechanism off,
-    e.g. zen4:no-tlb) with and without them."""
+    branch prediction (from the same counts), and others (the suite run on
+    the machine with a mechanism off, e.g. zen4:no-tlb) with and without
+    them."""
     sets = [s for f in (folder, *others) for s in variants(f)]
     machine, r = sets[0]
     f = r["fitted"]
