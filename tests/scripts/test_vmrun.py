@@ -81,7 +81,7 @@ def test_the_clock_follows_the_accelerator():
     (["--kernel", __file__, "--label", "a", "--label", "b", "--", "htab-lookup"], 64,
      "give one per kernel"),
     (["--kernel", __file__], 64, "nothing to run"),
-    (["--kernel", __file__, "-j", "0", "--", "htab-lookup"], 64, "-j/--jobs must be at least 1"),
+    (["--kernel", __file__, "-j", "0", "--", "htab-lookup"], 64, "argument -j/--jobs: '0': give a whole number, 1 or more"),
     (["--kernel", __file__, "--peer", "kernel", "--", "htab-mem"], 64,
      "--peer kernel and --kernel-src SRC go together"),
     (["--kernel", __file__, "--peer-btf", "/x", "--", "htab-mem"], 64,

@@ -199,8 +199,6 @@ def main(argv=None):
         args.bench.append(shlex.join(args.bench_args))
     if not args.suite and not args.bench:
         ap.error("nothing to run: give --suite NAME, --bench \"ARGS\" or -- ARGS")
-    if args.jobs is not None and args.jobs < 1:
-        ap.error("-j/--jobs must be at least 1")
     if args.until_mde is not None and not 2 <= args.min_boots <= args.boots:
         ap.error("--until-mde needs 2 <= --min-boots <= --boots (the most boots a side)")
     if args.series:

@@ -154,8 +154,6 @@ def parse_args(argv=None):
         ap.error("nothing to run: give --suite NAME, --bench \"ARGS\" or -- ARGS")
     if args.label and len(args.label) != len(args.kernel):
         ap.error(f"{len(args.label)} --label for {len(args.kernel)} --kernel: give one per kernel")
-    if args.jobs is not None and args.jobs < 1:
-        ap.error("-j/--jobs must be at least 1")
     if args.profile and args.model == "none":
         args.model = cachemodel.DEFAULT
     if args.topology:
@@ -167,11 +165,9 @@ def parse_args(argv=None):
         args.smp = 1
     if args.boot_timeout is None:
         args.boot_timeout = 120 + 5 * (args.smp - 1)
-    for opt in ("boots", "runs", "smp", "mem", "boot_timeout", "run_timeout", "duration"):
+    for opt in ("mem", "boot_timeout", "run_timeout"):
         if getattr(args, opt) < 1:
             ap.error(f"--{opt.replace('_', '-')} must be at least 1")
-    if args.warmup_runs < 0 or args.warmup < 0:
-        ap.error("--warmup-runs and --warmup cannot be negative")
     check_lab_options(ap, args)
     return args
 
