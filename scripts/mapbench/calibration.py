@@ -15,7 +15,8 @@ Two questions, two answers:
     weighted by 1/its ns
     (relative errors: rows span 10 ns to 1.4 us): ns per instruction and per
     miss. Fitted on seed 004's rows (one machine); seed 002's LPM rows, from
-    another machine, are shown against that fit, not fitted.
+    another box of the same part and another bench, are shown against that
+    fit, not fitted.
 """
 import numpy as np
 from scipy.optimize import nnls
