@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "branch.h"
+#include "le.h"
 
 /* Two-bit counters: 0 and 1 predict not taken, 2 and 3 taken. */
 #define WEAKLY_NOT_TAKEN 1
@@ -72,12 +73,6 @@ bool mb_branch_resolve(struct mb_branch *b, int cpu, uint64_t pc, bool taken)
 	return predicted != taken;
 }
 
-static int32_t le32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-			 (uint32_t)p[3] << 24);
-}
-
 /* Prefixes a compiler puts before a Jcc: the branch hints (CS, DS) and BND. */
 static bool branch_prefix(uint8_t byte)
 {
@@ -95,7 +90,7 @@ bool mb_branch_decode(const uint8_t *bytes, size_t len, uint64_t pc, uint64_t *t
 			     (bytes[i] >= 0xe0 && bytes[i] <= 0xe3)))	/* LOOPcc, JRCXZ */
 		rel = (int8_t)bytes[i + 1];
 	else if (i + 6 == len && bytes[i] == 0x0f && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x8f)
-		rel = le32(bytes + i + 2);			/* Jcc rel32 */
+		rel = (int32_t)mb_le32(bytes + i + 2);			/* Jcc rel32 */
 	else
 		return false;
 	*target = pc + len + rel;

@@ -12,6 +12,7 @@
 #define MAPBENCH_MARKER_H
 #include <stddef.h>
 #include <stdint.h>
+#include "le.h"
 #include "marker_cmd.h"
 
 #define MB_MARK_LEN 8		/* the nopl form */
@@ -24,11 +25,6 @@
 #else
 #define mb_mark(cmd) ((void)(cmd))
 #endif
-
-static inline uint32_t mb_mark_le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* The command a marker's word carries, or MB_MARK_NONE. */
 static inline enum mb_mark mb_mark_of_word(uint32_t word)
@@ -44,10 +40,10 @@ static inline enum mb_mark mb_mark_decode(const uint8_t *insn, size_t len)
 {
 	if (len == MB_MARK_LEN && insn[0] == 0x0f && insn[1] == 0x1f && insn[2] == 0x84 &&
 	    insn[3] == 0x00)
-		return mb_mark_of_word(mb_mark_le32(insn + 4));
+		return mb_mark_of_word(mb_le32(insn + 4));
 	if (len == MB_MARK_BPF_LEN && (insn[0] & 0xfe) == 0x48 && (insn[1] & 0xf8) == 0xb8 &&
-	    mb_mark_le32(insn + 2) == mb_mark_le32(insn + 6))
-		return mb_mark_of_word(mb_mark_le32(insn + 2));
+	    mb_le32(insn + 2) == mb_le32(insn + 6))
+		return mb_mark_of_word(mb_le32(insn + 2));
 	return MB_MARK_NONE;
 }
 
