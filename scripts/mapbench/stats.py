@@ -502,18 +502,24 @@ class Geomean:
 def geomean(comps, level=0.95):
     """The Geomean of comparisons whose means are positive, or None. Each
     row's log ratio has the delta method's variance, var(b)/(n_b mean_b^2) +
-    var(a)/(n_a mean_a^2); their mean's CI is normal on the log scale."""
+    var(a)/(n_a mean_a^2); their mean's CI is Student's t on the log scale,
+    at the Welch-Satterthwaite degrees of freedom of that sum of variances
+    (with two or three runs a side a normal interval is far too narrow: an
+    A/A of sampled layouts read as a suite-wide change)."""
     rows = [c for c in comps if len(c.a) and len(c.b) and c.a.mean() > 0 and c.b.mean() > 0]
     if not rows:
         return None
-    logs, var = [], 0.0
+    logs, parts = [], []
     for c in rows:
         logs.append(c.direction * math.log(c.b.mean() / c.a.mean()))
-        for side in (c.a, c.b):
-            if len(side) > 1:
-                var += side.var(ddof=1) / (len(side) * side.mean() ** 2)
+        parts += [(side.var(ddof=1) / (len(side) * side.mean() ** 2), len(side) - 1)
+                  for side in (c.a, c.b) if len(side) > 1]
+    var = sum(v for v, _ in parts)
     mean = float(np.mean(logs))
-    half = stats.norm.ppf(0.5 + level / 2) * math.sqrt(var) / len(rows)
+    half = 0.0
+    if var > 0:
+        df = var ** 2 / sum(v ** 2 / df for v, df in parts)
+        half = stats.t.ppf(0.5 + level / 2, df) * math.sqrt(var) / len(rows)
     return Geomean((math.exp(mean) - 1) * 100, (math.exp(mean - half) - 1) * 100,
                    (math.exp(mean + half) - 1) * 100, len(rows))
 
