@@ -1,4 +1,4 @@
-"""Statistics of two sets of runs: deltas, bootstrap intervals, tests,
+"""Statistics of two sets of runs: deltas, confidence intervals, tests,
 minimum detectable effects, Holm's correction, outliers. No printing and no
 exits: what a caller should know comes back as values."""
 import functools
@@ -36,21 +36,35 @@ class Comparison:
         return self.delta_pct * self.direction
 
 
-def ratio_ci(a, b, level=0.95, resamples=10000):
-    """Percentile bootstrap CI of mean(b) / mean(a), as a percent change."""
-    if len(a) < 2 or len(b) < 2:
+def _log_ratio(a, b):
+    """log(mean(b) / mean(a)), and the delta method's variance of it by side:
+    [(var(side) / (n mean^2), n - 1)] for each side of two runs or more."""
+    parts = [(side.var(ddof=1) / (len(side) * side.mean() ** 2), len(side) - 1)
+             for side in (a, b) if len(side) > 1]
+    return math.log(b.mean() / a.mean()), parts
+
+
+def _t_half_width(parts, level):
+    """Student's t half-width of a sum of variances, at its Welch-Satterthwaite
+    degrees of freedom (0 where there is no spread)."""
+    var = sum(v for v, _ in parts)
+    if var <= 0:
+        return 0.0
+    df = var ** 2 / sum(v ** 2 / dof for v, dof in parts)
+    return stats.t.ppf(0.5 + level / 2, df) * math.sqrt(var)
+
+
+def ratio_ci(a, b, level=0.95):
+    """CI of mean(b) / mean(a) as a percent change: Student's t on the log
+    ratio at Welch's degrees of freedom. (A percentile bootstrap, used until
+    December 2026, held the truth in 69% of simulated A/As of two runs a
+    side, 84% of three, 87% of five: too few runs to resample.)"""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) < 2 or len(b) < 2 or a.mean() <= 0 or b.mean() <= 0:
         return math.nan, math.nan
-    if np.ptp(a) == 0 and np.ptp(b) == 0:   # no spread to resample: the ratio is exact
-        d = (b[0] / a[0] - 1) * 100
-        return d, d
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = stats.bootstrap((a, b), lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis),
-                              vectorized=True, paired=False, confidence_level=level,
-                              n_resamples=resamples, method="percentile",
-                              random_state=np.random.default_rng(12345))
-    lo, hi = res.confidence_interval
-    return (lo - 1) * 100, (hi - 1) * 100
+    center, parts = _log_ratio(a, b)
+    half = _t_half_width(parts, level)
+    return (math.exp(center - half) - 1) * 100, (math.exp(center + half) - 1) * 100
 
 
 def _t_mde(se, df, level, power):
@@ -500,26 +514,20 @@ class Geomean:
 
 
 def geomean(comps, level=0.95):
-    """The Geomean of comparisons whose means are positive, or None. Each
-    row's log ratio has the delta method's variance, var(b)/(n_b mean_b^2) +
-    var(a)/(n_a mean_a^2); their mean's CI is Student's t on the log scale,
-    at the Welch-Satterthwaite degrees of freedom of that sum of variances
-    (with two or three runs a side a normal interval is far too narrow: an
-    A/A of sampled layouts read as a suite-wide change)."""
+    """The Geomean of comparisons whose means are positive, or None: the mean
+    of their log ratios, with Student's t at the Welch-Satterthwaite degrees
+    of freedom of the sum of their variances (ratio_ci's interval, over many
+    rows; a normal one read an A/A of sampled layouts as a suite-wide change)."""
     rows = [c for c in comps if len(c.a) and len(c.b) and c.a.mean() > 0 and c.b.mean() > 0]
     if not rows:
         return None
     logs, parts = [], []
     for c in rows:
-        logs.append(c.direction * math.log(c.b.mean() / c.a.mean()))
-        parts += [(side.var(ddof=1) / (len(side) * side.mean() ** 2), len(side) - 1)
-                  for side in (c.a, c.b) if len(side) > 1]
-    var = sum(v for v, _ in parts)
+        center, row_parts = _log_ratio(c.a, c.b)
+        logs.append(c.direction * center)
+        parts += row_parts
     mean = float(np.mean(logs))
-    half = 0.0
-    if var > 0:
-        df = var ** 2 / sum(v ** 2 / df for v, df in parts)
-        half = stats.t.ppf(0.5 + level / 2, df) * math.sqrt(var) / len(rows)
+    half = _t_half_width(parts, level) / len(rows)
     return Geomean((math.exp(mean) - 1) * 100, (math.exp(mean - half) - 1) * 100,
                    (math.exp(mean + half) - 1) * 100, len(rows))
 
