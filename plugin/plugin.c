@@ -23,13 +23,6 @@
  * branch= the branch predictor (branch.h): a block that ends in a
  * conditional branch leaves it pending, and the next block entered says
  * which way it went.
- *
- * Only a run (its BEGIN marker to its END) is instrumented: outside, blocks
- * count their instructions and watch for markers, nothing else, so a
- * guest's boot, ./bench's set-up and the peer's runs go at a plain boot's
- * speed. The plugin switches at BEGIN and END by resetting itself (QEMU
- * then translates every block again); the switch takes effect at the end
- * of the marker's block, the same instruction in every boot under icount.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -53,11 +46,7 @@ struct insn_counts {
 	uint64_t insns[MB_MODES];
 };
 
-static qemu_plugin_id_t self;
 static struct mb_windows windows;
-/* whether blocks are translated with the model's callbacks (a run is on),
- * and what the last marker asked for, while a reset switches it */
-static bool instrumented, instrument, resetting;
 static struct mb_profile sites;		/* every kernel block translated */
 static bool profiling;
 static struct qemu_plugin_scoreboard *insn_board;
@@ -94,11 +83,6 @@ static qemu_plugin_u64 insn_entry(enum mb_mode mode)
 				  offsetof(struct insn_counts, insns) + mode * sizeof(uint64_t) };
 }
 
-static qemu_plugin_u64 pending_entry(void)
-{
-	return (qemu_plugin_u64){ pending_board, 0 };
-}
-
 /* x86 is little-endian; a short read is 0. */
 static uint64_t scratch_u64(void)
 {
@@ -129,32 +113,6 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 	g_array_free(regs, 1);
 }
 
-static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-static void on_qemu_exit(qemu_plugin_id_t id, void *udata);
-
-/* The translated code is gone: blocks are translated for what was asked
- * last. A branch left pending by the old code is not one of the new. */
-static void on_reset(qemu_plugin_id_t id)
-{
-	instrumented = instrument;
-	resetting = false;
-	for (int cpu = 0; pending_board && cpu < windows.ncpus; cpu++)
-		qemu_plugin_u64_set(pending_entry(), cpu, 0);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
-}
-
-/* A run starts or ends: instrument blocks from here on, or stop. */
-static void instrument_run(enum mb_mark mark)
-{
-	if (mark == MB_MARK_BEGIN || mark == MB_MARK_END)
-		instrument = mark == MB_MARK_BEGIN;
-	if (instrument != instrumented && !resetting) {
-		resetting = true;
-		qemu_plugin_reset(self, on_reset);
-	}
-}
-
 static void on_mark(unsigned int vcpu, void *udata)
 {
 	if (windows.mmu && cr3 && g_byte_array_set_size(scratch, 0) &&
@@ -164,7 +122,6 @@ static void on_mark(unsigned int vcpu, void *udata)
 		for (int m = 0; m < MB_MODES; m++)
 			insns_now[cpu * MB_MODES + m] = qemu_plugin_u64_get(insn_entry(m), cpu);
 	mb_windows_mark(&windows, (enum mb_mark)(uintptr_t)udata, vcpu, insns_now);
-	instrument_run((enum mb_mark)(uintptr_t)udata);
 }
 
 /* What an access loaded or stored (its low 64 bits), and the vCPU's
@@ -277,6 +234,11 @@ static void on_block(unsigned int vcpu, void *udata)
 		site->counts.insns += site->insns;
 }
 
+static qemu_plugin_u64 pending_entry(void)
+{
+	return (qemu_plugin_u64){ pending_board, 0 };
+}
+
 /* udata: the address of the block entered after a pending branch. A block
  * that is neither of its ways follows an interrupt or an exception: the
  * branch did not run (or ran unseen) and is not counted. */
@@ -322,15 +284,14 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
 	enum mb_mode mode = mode_of(vaddr);
 	size_t n = qemu_plugin_tb_n_insns(tb);
-	struct mb_site *site = instrumented && mode == MB_KERNEL ?
-			       mb_profile_site(&sites, vaddr, n) : NULL;
+	struct mb_site *site = mode == MB_KERNEL ? mb_profile_site(&sites, vaddr, n) : NULL;
 
 	/* Counted per block entered: a block left early by an interrupt counts whole. */
 	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 							  insn_entry(mode), n);
-	if (instrumented && profiling && site)
+	if (profiling && site)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, site);
-	if (instrumented && windows.branch && n)
+	if (windows.branch && n)
 		watch_branches(tb, vaddr, n, site);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -346,7 +307,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							       windows.mmu ? QEMU_PLUGIN_CB_R_REGS :
 									     QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)mark);
-		else if (instrumented)
+		else
 			qemu_plugin_register_vcpu_mem_cb(insn, on_access, QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_RW,
 							 insn_site_of(qemu_plugin_insn_vaddr(insn),
@@ -517,7 +478,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (mmu)
 		qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	mb_windows_header(&windows, &g, name);
-	self = id;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	return 0;
