@@ -57,6 +57,12 @@ PROBABILITY = _number(float, lambda v: 0 < v < 1, "a number between 0 and 1")
 RUNS = _number(int, lambda v: v >= 2, "a whole number of runs, 2 or more")
 
 
+def at_least(low):
+    """An argparse type: a whole number of low or more (a count of boots,
+    runs, seconds, ...)."""
+    return _number(int, lambda v: v >= low, f"a whole number, {low} or more")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with a one-line usage error and exit status 64, so that a
     mistyped command never reads as the gate's "inconclusive" (2)."""

@@ -119,9 +119,10 @@ def test_ab_starts_its_first_build_from_an_unpatched_one(fake_tree, tmp_path, mo
       "--", "htab-lookup"], 64, "at least two patches"),
     (["--src", "/tmp", "--series", str(FIXTURES / "series"), "--until-mde", "1", "--",
       "htab-lookup"], 64, "one pair of kernels"),
-    (["--src", "/tmp", "-j", "0", "--", "htab-lookup"], 64, "argument -j/--jobs: '0': give a whole number, 1 or more"),
+    (["--src", "/tmp", "-j", "0", "--", "htab-lookup"], 64,
+     "argument -j/--jobs: 0 is not a whole number, 1 or more"),
     (["--src", "/tmp", "--warmup-runs", "-1", "--", "htab-lookup"], 64,
-     "argument --warmup-runs: '-1': give a whole number, 0 or more"),
+     "argument --warmup-runs: -1 is not a whole number, 0 or more"),
 ])
 def test_ab_bad_input_is_one_line(args, status, says):
     one_line(run_script("ab", *args), status, says)

@@ -111,7 +111,7 @@ def test_bad_input_is_one_line(history_tree, args, says):
 def test_a_negative_count_is_refused_before_anything_is_built():
     proc = script_process("bisect", "--src", "/tmp", "--good", "a", "--bad", "b", "-w", "-1",
                           "--", "x", timeout=60)
-    assert proc.returncode == 64 and "argument -w/--warmup: '-1': give a whole number, 0 or more" \
+    assert proc.returncode == 64 and "argument -w/--warmup: -1 is not a whole number, 0 or more" \
         in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 

@@ -122,13 +122,15 @@ def parse_args(argv=None):
     ap.add_argument("--topology", choices=sorted(qemu.TOPOLOGIES),
                     help="a many-core machine in the guest: sockets, LLC domains (CCXs), SMT, "
                          "a NUMA node per socket (docs/big-machines.org)")
-    ap.add_argument("--mem", type=int, default=2048, help="guest memory in MiB (default 2048)")
+    ap.add_argument("--mem", type=cli.at_least(1), default=2048,
+                    help="guest memory in MiB (default 2048)")
     ap.add_argument("--console", action="store_true",
                     help="show the guest's console (the bench's errors, -v verifier logs)")
-    ap.add_argument("--boot-timeout", type=int,
+    ap.add_argument("--boot-timeout", type=cli.at_least(1),
                     help="seconds to reach /init (default 120, and 5 more per vCPU past the "
                          "first: TCG brings vCPUs up one after another, 64 in about 4 minutes)")
-    ap.add_argument("--run-timeout", type=int, default=300, help="seconds per benchmark run")
+    ap.add_argument("--run-timeout", type=cli.at_least(1), default=300,
+                    help="seconds per benchmark run")
     ap.add_argument("--peer", choices=["kernel"],
                     help="also run the kernel's own selftests bench (built from --kernel-src) "
                          "after each measured run of a kernel-named configuration")
@@ -165,9 +167,6 @@ def parse_args(argv=None):
         args.smp = 1
     if args.boot_timeout is None:
         args.boot_timeout = 120 + 5 * (args.smp - 1)
-    for opt in ("mem", "boot_timeout", "run_timeout"):
-        if getattr(args, opt) < 1:
-            ap.error(f"--{opt.replace('_', '-')} must be at least 1")
     check_lab_options(ap, args)
     return args
 

@@ -4,7 +4,7 @@ import argparse
 import os
 from pathlib import Path
 
-from .. import cachemodel
+from .. import cachemodel, cli
 
 
 def machine_name(name):
@@ -18,35 +18,23 @@ def machine_name(name):
         f"and :{' :'.join(cachemodel.OPT_IN)} to add it")
 
 
-def at_least(low):
-    """An argparse type: a whole number of low or more, so that every command
-    that boots guests refuses a bad count before it builds anything."""
-    def count(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < low:
-            raise argparse.ArgumentTypeError(f"'{text}': give a whole number, {low} or more")
-        return value
-    return count
-
-
 # (flags, argparse keywords): the parser's options, and what passed_on gives back.
 OPTIONS = [
-    (["--runs"], dict(type=at_least(1), default=1, help="measured runs per configuration per boot")),
-    (["--warmup-runs"], dict(type=at_least(0), default=1,
+    (["--runs"], dict(type=cli.at_least(1), default=1,
+                      help="measured runs per configuration per boot")),
+    (["--warmup-runs"], dict(type=cli.at_least(0), default=1,
                              help="runs per configuration and boot kept as warmup (default 1; "
                                   "under --model each run starts cold, so 0 saves a boot "
                                   "half its time)")),
-    (["-w", "--warmup"], dict(type=at_least(0), default=1, help="./bench -w in the guest")),
-    (["-d", "--duration"], dict(type=at_least(1), default=3, help="./bench -d in the guest")),
+    (["-w", "--warmup"], dict(type=cli.at_least(0), default=1, help="./bench -w in the guest")),
+    (["-d", "--duration"], dict(type=cli.at_least(1), default=3, help="./bench -d in the guest")),
     (["--accel"], dict(choices=["auto", "kvm", "tcg"], default="auto")),
     (["--clock"], dict(choices=["auto", "icount", "host"], default="auto",
                        help="guest clock: icount (instructions; default under TCG) or host")),
-    (["--smp"], dict(type=at_least(1), help="guest vCPUs (default 1, or --topology's)")),
-    (["-j", "--jobs"], dict(type=at_least(1), help="guests at once under the icount clock (default: the "
-                                           "host's CPUs); the host clock runs one at a time")),
+    (["--smp"], dict(type=cli.at_least(1), help="guest vCPUs (default 1, or --topology's)")),
+    (["-j", "--jobs"], dict(type=cli.at_least(1),
+                            help="guests at once under the icount clock (default: the host's "
+                                 "CPUs); the host clock runs one at a time")),
     (["--model"], dict(type=machine_name, default="none",
                        metavar="MACHINE",
                        help=f"the cache model's machine "
@@ -89,7 +77,7 @@ def add(ap, boots=None):
     """The guest options, and --boots with its default for a command that
     takes it (bisect boots each commit once)."""
     if boots:
-        ap.add_argument("--boots", type=at_least(1), default=boots,
+        ap.add_argument("--boots", type=cli.at_least(1), default=boots,
                         help=f"boots per kernel (default {boots})")
     for flags, kw in OPTIONS:
         ap.add_argument(*flags, **kw)
