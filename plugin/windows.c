@@ -15,16 +15,17 @@ struct tally {
 	unsigned int n;
 };
 
-static struct tally tally_of(struct mb_windows *w, int cpu, enum mb_mode mode,
-			     struct mb_counts *also)
+/* Filled in place: returned by value, it went through a stack copy that
+ * cost every access about 5 ns (make model-cost). */
+static void tally_of(struct tally *t, struct mb_windows *w, int cpu, enum mb_mode mode,
+		     struct mb_counts *also)
 {
-	struct tally t = { { &w->counts[cpu * MB_MODES + mode] }, 1 };
-
+	t->to[0] = &w->counts[cpu * MB_MODES + mode];
+	t->n = 1;
 	if (mode == MB_KERNEL && w->timed[cpu])
-		t.to[t.n++] = &w->timed_counts[cpu];
+		t->to[t->n++] = &w->timed_counts[cpu];
 	if (also && mb_windows_profiling(w, cpu))
-		t.to[t.n++] = also;
-	return t;
+		t->to[t->n++] = also;
 }
 
 int mb_windows_init(struct mb_windows *w, struct mb_cache *cache, int ncpus, FILE *out)
@@ -156,7 +157,7 @@ void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
 
 	if (!w->open)
 		return;
-	t = tally_of(w, cpu, mode, also);
+	tally_of(&t, w, cpu, mode, also);
 	/* An access that straddles a page is translated once: they are rare. */
 	if (w->mmu)
 		translate(w, cpu, a->vaddr, &t);
@@ -189,7 +190,7 @@ void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_
 
 	if (!w->open)
 		return;
-	t = tally_of(w, cpu, mode, also);
+	tally_of(&t, w, cpu, mode, also);
 	missed = mb_branch_resolve(w->branch, cpu, pc, taken);
 	for (unsigned int i = 0; i < t.n; i++) {
 		t.to[i]->branches++;
