@@ -53,12 +53,14 @@ static void machine(struct mb_windows *w, const struct mechanisms *m)
 		exit(1);
 	}
 	if (m->tlb) {
+		const unsigned int k = 1u << MB_PAGE_4K, m2 = 1u << MB_PAGE_2M, g = 1u << MB_PAGE_1G;
 		struct mb_tlb_geometry t = { .pwc = 16 };
 
-		t.array[MB_DTLB_L1][0] = (struct mb_tlb_array){ 7, 72, 72, false };
-		t.array[MB_DTLB_L2][0] = (struct mb_tlb_array){ 3, 3072, 24, true };
-		w->mmu = mb_mmu_new(&t, 1, one_gib_pages, NULL, &why);
-		mb_mmu_set_root(w->mmu, 0, 0x1000);
+		/* kmg:72:72 and kms:3072:24 */
+		t.array[MB_DTLB_L1][0] = (struct mb_tlb_array){ k | m2 | g, 72, 72, false };
+		t.array[MB_DTLB_L2][0] = (struct mb_tlb_array){ k | m2, 3072, 24, true };
+		if ((w->mmu = mb_mmu_new(&t, 1, one_gib_pages, NULL, &why)))
+			mb_mmu_set_root(w->mmu, 0, 0x1000);
 	}
 	if (m->prefetch) {
 		/* waits: zen4's penalties in instructions at its IPC of 3 */
@@ -66,12 +68,17 @@ static void machine(struct mb_windows *w, const struct mechanisms *m)
 			.stream = 2, .stride = true, .adjacent = true, .wait = { 0, 30, 135, 900 },
 		};
 
-		w->prefetch = mb_prefetch_new(&p, 1, 6);
+		w->prefetch = mb_prefetch_new(&p, 1, mb_cache_line_shift(w->cache));
 	}
 	if (m->overlap) {
 		const struct mb_overlap_geometry o = { .rob = 320, .mshr = 24 };
 
 		w->overlap = mb_overlap_new(&o, 1);
+	}
+	/* a mechanism missing would time less than its row says */
+	if ((m->tlb && !w->mmu) || (m->prefetch && !w->prefetch) || (m->overlap && !w->overlap)) {
+		fprintf(stderr, "model-cost: out of memory\n");
+		exit(1);
 	}
 }
 
