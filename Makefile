@@ -134,12 +134,16 @@ $(OUT)/plugin/%.o: plugin/%.c | $(OUT)/plugin
 $(PLUGIN): $(PLUGIN_OBJS)
 	$(CC) -shared $(PLUGIN_OBJS) -o $@
 
-# make model-cost: the plugin's simulation timed without QEMU (plugin/cost/).
+# make model-cost [MODEL=zen4] [TRACE=FILE]: the plugin's simulation timed
+# without QEMU (plugin/cost/), on a fixed trace and MODEL's machine, or on a
+# boot's trace (scripts/vmrun --model-trace FILE) and its machine.
+MODEL ?= zen4
 $(OUT)/model-cost: plugin/cost/model-cost.c $(PLUGIN_LIB_OBJS)
 	$(CC) $(CFLAGS) -Iplugin $< $(PLUGIN_LIB_OBJS) -o $@
 
 model-cost: $(OUT)/model-cost
-	$<
+	$< $(if $(TRACE),--trace $(TRACE),"$$(PYTHONPATH=scripts $(PYTHON) -c 'import sys; \
+		from mapbench import cachemodel; print(cachemodel.named(sys.argv[1]).words())' '$(MODEL)')")
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(PLUGIN_LIB_OBJS) | $(OUT)/tests
 	$(CC) $(APP_CFLAGS) $< $(LIB_OBJS) $(PLUGIN_LIB_OBJS) -o $@ $(LIBS) -lcmocka

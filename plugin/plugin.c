@@ -9,7 +9,7 @@
  *           llc=BYTES:WAYS,line=BYTES[,profile=on]
  *           [,dtlb=TLB,stlb=TLB,pwc=ENTRIES,direct_map=ADDRESS][,rob=INSNS,mshr=MISSES]
  *           [,stream=LINES][,stride=on][,adjacent=on][,wait=INSNS:INSNS:INSNS]
- *           [,branch=TABLE_BITS:HISTORY_BITS]
+ *           [,branch=TABLE_BITS:HISTORY_BITS][,trace=FILE[,trace_accesses=N]]
  *
  * profile=on also counts per block of kernel code (profile.h). dtlb= models
  * the TLBs (mmu.h): TLB is a level's arrays joined by '+', each
@@ -22,31 +22,27 @@
  * lines take wait=L2:LLC:MEMORY instructions to arrive from each level;
  * branch= the branch predictor (branch.h): a block that ends in a
  * conditional branch leaves it pending, and the next block entered says
- * which way it went.
+ * which way it went. trace= records what the model is given (trace.h), up
+ * to trace_accesses accesses (default 4 million), for make model-cost to
+ * replay. machine.c parses these.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qemu-plugin-api.h"
-#include "branch.h"
-#include "mmu.h"
-#include "overlap.h"
-#include "prefetch.h"
+#include "machine.h"
 #include "profile.h"
-#include "windows.h"
+#include "trace.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 4;
-
-#define STRINGIFY(x) #x
-#define LINES_MAX_OF(n) STRINGIFY(n)
-#define LINES_MAX LINES_MAX_OF(MB_PREFETCH_STREAM_MAX)
 
 struct insn_counts {
 	uint64_t insns[MB_MODES];
 };
 
 static struct mb_windows windows;
+static struct mb_trace trace;		/* trace=, while it records */
 static struct mb_profile sites;		/* every kernel block translated */
 static bool profiling;
 static struct qemu_plugin_scoreboard *insn_board;
@@ -54,7 +50,7 @@ static uint64_t *insns_now;	/* [cpu * MB_MODES + mode], read at each marker */
 static struct qemu_plugin_register *cr3;	/* with the TLBs: read at each marker */
 static GByteArray *scratch;	/* a register's or a page-table entry's bytes (emptied first:
 				 * a register read appends to it) */
-static uint64_t direct_map = 0xffff888000000000ull;
+static uint64_t direct_map;
 /* with the predictor: per vCPU, the insn_site of the conditional branch
  * that ended the last block, until the next block resolves it; 0: none */
 static struct qemu_plugin_scoreboard *pending_board;
@@ -95,11 +91,14 @@ static uint64_t scratch_u64(void)
 
 static bool read_phys(void *ctx, uint64_t paddr, uint64_t *value)
 {
+	bool read;
+
 	g_byte_array_set_size(scratch, 0);
-	if (!qemu_plugin_read_memory_vaddr(direct_map + paddr, scratch, 8) || scratch->len < 8)
-		return false;
-	*value = scratch_u64();
-	return true;
+	read = qemu_plugin_read_memory_vaddr(direct_map + paddr, scratch, 8) && scratch->len >= 8;
+	*value = read ? scratch_u64() : 0;
+	if (mb_trace_on(&trace))
+		mb_trace_pte(&trace, paddr, *value, read);
+	return read;
 }
 
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
@@ -115,13 +114,20 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 
 static void on_mark(unsigned int vcpu, void *udata)
 {
+	enum mb_mark mark = (enum mb_mark)(uintptr_t)udata;
+
 	if (windows.mmu && cr3 && g_byte_array_set_size(scratch, 0) &&
-	    qemu_plugin_read_register(cr3, scratch) >= 8)
+	    qemu_plugin_read_register(cr3, scratch) >= 8) {
 		mb_mmu_set_root(windows.mmu, vcpu, scratch_u64());
+		if (mb_trace_on(&trace))
+			mb_trace_root(&trace, vcpu, scratch_u64());
+	}
 	for (int cpu = 0; cpu < windows.ncpus; cpu++)
 		for (int m = 0; m < MB_MODES; m++)
 			insns_now[cpu * MB_MODES + m] = qemu_plugin_u64_get(insn_entry(m), cpu);
-	mb_windows_mark(&windows, (enum mb_mark)(uintptr_t)udata, vcpu, insns_now);
+	if (mb_trace_on(&trace))
+		mb_trace_mark(&trace, mark, vcpu, insns_now);
+	mb_windows_mark(&windows, mark, vcpu, insns_now);
 }
 
 /* What an access loaded or stored (its low 64 bits), and the vCPU's
@@ -214,6 +220,7 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	const struct access_ctx ctx = { info, vcpu };
 	struct mb_access a = { .vaddr = vaddr, .pc = insn->pc, .complete = complete_access,
 			       .ctx = &ctx };
+	const bool recording = mb_trace_on(&trace);
 
 	if (!windows.open)
 		return;
@@ -222,8 +229,15 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 		return;		/* device registers are not cached memory */
 	a.paddr = qemu_plugin_hwaddr_phys_addr(hw);
 	a.size = 1u << qemu_plugin_mem_size_shift(info);
+	/* recorded with its value and instructions, after its walk's reads */
+	if (recording) {
+		complete_access(&a, &ctx);
+		a.complete = NULL;
+	}
 	mb_windows_access(&windows, vcpu, site ? MB_KERNEL : MB_USER, &a,
 			  profiling && site ? &site->counts : NULL);
+	if (recording)
+		mb_trace_access(&trace, &windows, vcpu, site ? MB_KERNEL : MB_USER, &a);
 }
 
 static void on_block(unsigned int vcpu, void *udata)
@@ -249,9 +263,12 @@ static void on_branch_resolved(unsigned int vcpu, void *udata)
 		(const void *)(uintptr_t)qemu_plugin_u64_get(pending_entry(), vcpu);
 
 	qemu_plugin_u64_set(pending_entry(), vcpu, 0);
-	if (vaddr == b->fallthrough || vaddr == b->target)
-		mb_windows_branch(&windows, vcpu, mode_of(b->pc), b->pc, vaddr != b->fallthrough,
-				  profiling && b->site ? &b->site->counts : NULL);
+	if (vaddr != b->fallthrough && vaddr != b->target)
+		return;
+	mb_windows_branch(&windows, vcpu, mode_of(b->pc), b->pc, vaddr != b->fallthrough,
+			  profiling && b->site ? &b->site->counts : NULL);
+	if (mb_trace_on(&trace) && windows.open)
+		mb_trace_branch(&trace, vcpu, mode_of(b->pc), b->pc, vaddr != b->fallthrough);
 }
 
 /* Resolve the branch the last block left pending, then (where this block
@@ -317,52 +334,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 {
+	mb_trace_close(&trace);
 	fclose(windows.out);
-}
-
-/* "BYTES:WAYS" into a level of g; -1 if it is not that. */
-static int parse_level(const char *text, struct mb_geometry *g, enum mb_level l)
-{
-	char *end;
-
-	g->size[l] = strtoull(text, &end, 10);
-	if (*end != ':')
-		return -1;
-	g->ways[l] = strtoul(end + 1, &end, 10);
-	return *end ? -1 : 0;
-}
-
-/* "PAGES:ENTRIES:WAYS[+...]" into a TLB level; -1 if it is not that. */
-static int parse_tlb(const char *text, struct mb_tlb_array *arrays)
-{
-	static const char letters[] = "kmgs";
-	char *end;
-
-	for (int a = 0; a < MB_TLB_ARRAYS; a++) {
-		struct mb_tlb_array *arr = &arrays[a];
-		const char *l;
-
-		for (; *text && *text != ':'; text++) {
-			if (!(l = strchr(letters, *text)))
-				return -1;
-			if (*l == 's')
-				arr->smash_1g = true;
-			else
-				arr->pages |= 1u << (l - letters);
-		}
-		if (*text != ':' || !(arr->pages || arr->smash_1g))
-			return -1;
-		arr->entries = strtoul(text + 1, &end, 10);
-		if (*end != ':')
-			return -1;
-		arr->ways = strtoul(end + 1, &end, 10);
-		if (!*end)
-			return 0;
-		if (*end != '+')
-			return -1;
-		text = end + 1;
-	}
-	return -1;
 }
 
 static int fail(const char *what, const char *why)
@@ -374,110 +347,52 @@ static int fail(const char *what, const char *why)
 	return -1;
 }
 
+/* The machine's own words of argv (not out=, trace=, ...), for a trace's header. */
+static int machine_words(int argc, char **argv, char **words)
+{
+	int n = 0;
+
+	for (int i = 0; i < argc; i++)
+		if (mb_machine_word(argv[i]))
+			words[n++] = argv[i];
+	return n;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	static const char *const levels[MB_LEVELS] = { "l1d=", "l2=", "llc=" };
-	struct mb_geometry g = { .line = 64 };
-	struct mb_tlb_geometry tlb = { 0 };
-	struct mb_overlap_geometry overlap = { 0 };
-	struct mb_prefetch_geometry prefetchers = { 0 };
-	struct mb_branch_geometry predictor = { 0 };
-	const char *out = NULL, *name = "custom", *why;
-	struct mb_cache *cache;
-	struct mb_mmu *mmu = NULL;
-	struct mb_overlap *overlapping = NULL;
-	struct mb_prefetch *prefetching = NULL;
-	struct mb_branch *predicting = NULL;
+	struct mb_machine m;
+	const char *bad, *why;
+	char *words[argc + 1];
 	int ncpus;
-	FILE *f;
 
 	if (!info->system_emulation || strcmp(info->target_name, "x86_64"))
 		return fail(info->target_name, "the model runs x86_64 system emulation only");
 	ncpus = info->system.max_vcpus;
-	for (int i = 0; i < argc; i++) {
-		int l;
-
-		for (l = 0; l < MB_LEVELS && strncmp(argv[i], levels[l], strlen(levels[l])); l++)
-			;
-		if (l < MB_LEVELS) {
-			if (parse_level(argv[i] + strlen(levels[l]), &g, l))
-				return fail(argv[i], "give BYTES:WAYS");
-		} else if (!strncmp(argv[i], "line=", 5)) {
-			g.line = strtoul(argv[i] + 5, NULL, 10);
-		} else if (!strncmp(argv[i], "out=", 4)) {
-			out = argv[i] + 4;
-		} else if (!strncmp(argv[i], "name=", 5)) {
-			name = argv[i] + 5;
-		} else if (!strcmp(argv[i], "profile=on")) {
-			profiling = true;
-		} else if (!strncmp(argv[i], "dtlb=", 5) || !strncmp(argv[i], "stlb=", 5)) {
-			if (parse_tlb(argv[i] + 5, tlb.array[argv[i][0] == 'd' ? MB_DTLB_L1 :
-								       MB_DTLB_L2]))
-				return fail(argv[i], "give PAGES:ENTRIES:WAYS[+...], PAGES of kmgs");
-		} else if (!strncmp(argv[i], "pwc=", 4)) {
-			tlb.pwc = strtoul(argv[i] + 4, NULL, 10);
-		} else if (!strncmp(argv[i], "rob=", 4)) {
-			overlap.rob = strtoul(argv[i] + 4, NULL, 10);
-		} else if (!strncmp(argv[i], "mshr=", 5)) {
-			overlap.mshr = strtoul(argv[i] + 5, NULL, 10);
-		} else if (!strncmp(argv[i], "stream=", 7)) {
-			prefetchers.stream = strtoul(argv[i] + 7, NULL, 10);
-		} else if (!strcmp(argv[i], "stride=on")) {
-			prefetchers.stride = true;
-		} else if (!strcmp(argv[i], "adjacent=on")) {
-			prefetchers.adjacent = true;
-		} else if (!strncmp(argv[i], "wait=", 5)) {
-			if (sscanf(argv[i] + 5, "%u:%u:%u", &prefetchers.wait[MB_L2],
-				   &prefetchers.wait[MB_LLC], &prefetchers.wait[MB_MEMORY]) != 3)
-				return fail(argv[i], "give INSNS:INSNS:INSNS (from L2, the LLC, memory)");
-		} else if (!strncmp(argv[i], "branch=", 7)) {
-			if (sscanf(argv[i] + 7, "%u:%u", &predictor.table_bits,
-				   &predictor.history_bits) != 2 ||
-			    !(predicting = mb_branch_new(&predictor, ncpus)))
-				return fail(argv[i], "give TABLE_BITS:HISTORY_BITS, TABLE_BITS 1..24 "
-					    "and HISTORY_BITS at most TABLE_BITS");
-		} else if (!strncmp(argv[i], "direct_map=", 11)) {
-			direct_map = strtoull(argv[i] + 11, NULL, 0);
-		} else {
-			return fail(argv[i], "unknown argument (out, name, l1d, l2, llc, line, "
-				    "profile, dtlb, stlb, pwc, direct_map, rob, mshr, stream, "
-				    "stride, adjacent, wait, branch)");
-		}
-	}
-	if (!out)
+	if (mb_machine_parse(&m, argc, argv, &bad, &why))
+		return fail(bad, why);
+	if (!m.out)
 		return fail("out", "missing: give out=FILE for the counts");
-	cache = mb_cache_new(&g, ncpus, &why);
-	if (!cache)
-		return fail("geometry", why);
-	if (tlb.array[MB_DTLB_L1][0].entries &&
-	    !(mmu = mb_mmu_new(&tlb, ncpus, read_phys, NULL, &why)))
-		return fail("dtlb", why);
-	if (!overlap.rob != !overlap.mshr)
-		return fail("rob", "give both rob= and mshr=, or neither");
-	if (overlap.rob && !(overlapping = mb_overlap_new(&overlap, ncpus)))
-		return fail("memory", "out of memory");
-	if ((prefetchers.stream || prefetchers.stride || prefetchers.adjacent) &&
-	    !(prefetching = mb_prefetch_new(&prefetchers, ncpus, mb_cache_line_shift(cache))))
-		return fail("stream", "give at most " LINES_MAX " lines");
-	f = fopen(out, "w");
-	if (!f)
-		return fail(out, "cannot create");
+	if (mb_machine_build(&m, &windows, ncpus, NULL, read_phys, NULL, &bad, &why))
+		return fail(bad, why);
+	if (!(windows.out = fopen(m.out, "w")))
+		return fail(m.out, "cannot create");
+	if (m.trace && mb_trace_open(&trace, m.trace, ncpus, machine_words(argc, argv, words),
+				     words, m.trace_accesses))
+		return fail(m.trace, "cannot create");
+	direct_map = m.direct_map;
+	profiling = m.profile;
 	insn_board = qemu_plugin_scoreboard_new(sizeof(struct insn_counts));
 	insns_now = calloc((size_t)ncpus * MB_MODES, sizeof(*insns_now));
-	if (!insns_now || mb_windows_init(&windows, cache, ncpus, f) || mb_profile_init(&sites))
+	if (!insns_now || mb_profile_init(&sites))
 		return fail("memory", "out of memory");
 	windows.profile = profiling ? &sites : NULL;
-	windows.mmu = mmu;
-	windows.overlap = overlapping;
-	windows.prefetch = prefetching;
-	windows.branch = predicting;
-	if (predicting)
+	if (windows.branch)
 		pending_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
 	scratch = g_byte_array_new();
-	if (mmu)
+	if (windows.mmu)
 		qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-	mb_windows_header(&windows, &g, name);
+	mb_windows_header(&windows, &m.cache, m.name);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	return 0;

@@ -62,7 +62,7 @@ void mb_profile_write(const struct mb_profile *p, const struct mb_windows *w, un
 			if (!c->insns && !c->accesses)
 				continue;
 			fprintf(w->out, "site run=%u vaddr=0x%" PRIx64 " ", run, s->vaddr);
-			mb_counts_write(w, c);
+			mb_counts_write(w, w->out, c);
 			fputc('\n', w->out);
 		}
 	fflush(w->out);

@@ -198,25 +198,25 @@ void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_
 	}
 }
 
-void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c)
+void mb_counts_write(const struct mb_windows *w, FILE *out, const struct mb_counts *c)
 {
-	fprintf(w->out, "insns=%" PRIu64 " accesses=%" PRIu64 " l1d_misses=%" PRIu64
+	fprintf(out, "insns=%" PRIu64 " accesses=%" PRIu64 " l1d_misses=%" PRIu64
 		" l2_misses=%" PRIu64 " llc_misses=%" PRIu64, c->insns, c->accesses,
 		c->misses[MB_L1D], c->misses[MB_L2], c->misses[MB_LLC]);
 	if (w->overlap)
-		fprintf(w->out, " overlapped_l2_hits=%" PRIu64 " overlapped_llc_hits=%" PRIu64
+		fprintf(out, " overlapped_l2_hits=%" PRIu64 " overlapped_llc_hits=%" PRIu64
 			" overlapped_memory=%" PRIu64, c->overlapped[0], c->overlapped[1],
 			c->overlapped[2]);
 	if (w->prefetch)
-		fprintf(w->out, " prefetches=%" PRIu64 " prefetch_memory=%" PRIu64
+		fprintf(out, " prefetches=%" PRIu64 " prefetch_memory=%" PRIu64
 			" prefetch_late=%" PRIu64, c->prefetches, c->prefetch_memory,
 			c->prefetch_late);
 	if (w->branch)
-		fprintf(w->out, " branches=%" PRIu64 " mispredicts=%" PRIu64, c->branches,
+		fprintf(out, " branches=%" PRIu64 " mispredicts=%" PRIu64, c->branches,
 			c->mispredicts);
 	if (!w->mmu)
 		return;
-	fprintf(w->out, " dtlb_misses=%" PRIu64 " walks=%" PRIu64 " walk_loads=%" PRIu64
+	fprintf(out, " dtlb_misses=%" PRIu64 " walks=%" PRIu64 " walk_loads=%" PRIu64
 		" walk_l1d_misses=%" PRIu64 " walk_l2_misses=%" PRIu64 " walk_llc_misses=%" PRIu64
 		" unwalkable=%" PRIu64, c->dtlb_misses, c->walks, c->walk_loads,
 		c->walk_misses[MB_L1D], c->walk_misses[MB_L2], c->walk_misses[MB_LLC],
@@ -235,7 +235,7 @@ static void window_line(const struct mb_windows *w, int cpu, const char *mode,
 			const struct mb_counts *c)
 {
 	fprintf(w->out, "window run=%u index=%u vcpu=%d mode=%s ", w->run, w->index, cpu, mode);
-	mb_counts_write(w, c);
+	mb_counts_write(w, w->out, c);
 	fputc('\n', w->out);
 }
 

@@ -80,10 +80,9 @@ void mb_windows_access(struct mb_windows *w, int cpu, enum mb_mode mode,
  * inside a window, in also too where it is not NULL. */
 void mb_windows_branch(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t pc,
 		       bool taken, struct mb_counts *also);
-/* Counts' names and values to w's output ("insns=1 accesses=..."), the
- * TLBs', the overlaps', the prefetches' and the branches' only where w
- * models them. */
-void mb_counts_write(const struct mb_windows *w, const struct mb_counts *c);
+/* Counts' names and values to out ("insns=1 accesses=..."), the TLBs', the
+ * overlaps', the prefetches' and the branches' only where w models them. */
+void mb_counts_write(const struct mb_windows *w, FILE *out, const struct mb_counts *c);
 /* A marker executed by vCPU cpu; insns: every vCPU's instruction counters
  * now, [cpu * MB_MODES + mode]. */
 void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, int cpu, const uint64_t *insns);

@@ -176,8 +176,14 @@ class Machine:
                                            "history_bits": self.branch.history_bits,
                                            "penalty": self.branch.penalty}}
 
-    def plugin_arg(self, out, profile=False):
-        """-plugin's argument: the plugin, where its counts go, the geometry."""
+    def plugin_arg(self, out, profile=False, trace=None):
+        """-plugin's argument: the plugin, where its counts go, the geometry;
+        trace: (FILE, ACCESSES) to record what the model is given (plugin/trace.h)."""
+        return (f"{PLUGIN},out={out},{self.words()}" + (",profile=on" if profile else "")
+                + (",trace={},trace_accesses={}".format(*trace) if trace else ""))
+
+    def words(self):
+        """The machine as the plugin's arguments (plugin/machine.h)."""
         levels = ",".join(f"{lv}={s}:{w}" for lv, s, w in zip(LEVELS, self.size, self.ways))
         tlb = (f",dtlb={self.tlb.l1},stlb={self.tlb.l2},pwc={self.tlb.pwc}" if self.tlb else "")
         overlap = f",rob={self.overlap.rob},mshr={self.overlap.mshr}" if self.overlap else ""
@@ -186,8 +192,7 @@ class Machine:
                     if self.prefetch else "")
         branch = (f",branch={self.branch.table_bits}:{self.branch.history_bits}"
                   if self.branch else "")
-        return (f"{PLUGIN},out={out},name={self.name},{levels},line={self.line}{tlb}{overlap}"
-                f"{prefetch}{branch}" + (",profile=on" if profile else ""))
+        return f"name={self.name},{levels},line={self.line}{tlb}{overlap}{prefetch}{branch}"
 
     def cost_terms(self, c):
         """What a dict of counts costs in on this machine (COST_TERMS):

@@ -5,11 +5,12 @@ import dataclasses
 import itertools
 import json
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import run_script
+from conftest import ROOT, run_script
 from test_analysis import result_doc
 from test_clock import ICOUNT
 
@@ -86,6 +87,14 @@ def test_walks_cost_their_loads_and_l2_tlb_hits_their_latency():
     assert "dtlb=" not in bare.plugin_arg("out") and ",dtlb=kmg:4:4,stlb=km:16:4,pwc=2" in \
         MACHINE.plugin_arg("out")
     assert cachemodel.named("zen4:no-tlb").tlb is None
+
+
+def test_the_plugin_argument_is_the_machine_and_what_to_record():
+    m = cachemodel.named("zen4")
+    arg = m.plugin_arg("/o", profile=True, trace=("/t", 5))
+    assert arg.startswith(f"{cachemodel.PLUGIN},out=/o,{m.words()},")
+    assert arg.endswith(",profile=on,trace=/t,trace_accesses=5")
+    assert m.words().startswith("name=zen4,l1d=") and "out=" not in m.words()
 
 
 def test_an_overlapped_miss_costs_no_penalty_of_its_own():
@@ -259,15 +268,23 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     the profile puts them in the map's functions."""
     if shutil.which("apt-get") is None:
         pytest.skip("no apt-get to fetch QEMU 10")
-    out = tmp_path / "m"
+    out, trace = tmp_path / "m", tmp_path / "boot-1.trace"
     proc = run_script("vmrun", "--kernel", str(debian_6_12), "--label", str(out), "--profile",
-                      "--model", "zen4:branch", "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1", "--",
+                      "--model", "zen4:branch", "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1",
+                      "--model-trace", str(trace), "--model-trace-accesses", "200000", "--",
                       "htab-lookup", "--max-entries", "1K")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     docs = [json.loads(f.read_text()) for f in sorted(out.glob("*/run-*.json"))]
     assert len(docs) == 2
+    # the first boot, recorded, counted what the second did
     first, second = (d["model"]["per_op"] for d in docs)
     assert first == second
+    # and its trace, replayed without QEMU, counts what the boot had counted when it ended
+    cost = subprocess.run([str(ROOT / "build" / "model-cost"), "--trace", str(trace)],
+                          capture_output=True, text=True)
+    assert cost.returncode == 0 and "counts what the boot counted: yes" in cost.stdout, \
+        cost.stdout + cost.stderr
+    assert "+ branch predictor" in cost.stdout
     assert first["l1d_misses"] >= first["l2_misses"] >= first["llc_misses"]
     # per op is the work the program timed: icount's ns/op, its instructions
     assert docs[0]["model"]["scope"] == "timed"

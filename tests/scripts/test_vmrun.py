@@ -293,6 +293,16 @@ def test_a_topology_is_a_qemu_machine_shape():
     assert proc.returncode == 64 and "has 8 CPUs: drop --smp 4" in proc.stderr
 
 
+def test_a_model_trace_needs_a_local_model_and_a_path_qemu_can_take(tmp_path):
+    for extra, said in ((["--model-trace", tmp_path / "t"], "give --model NAME"),
+                        (["--model", "zen4", "--model-trace", tmp_path / "a,b"], "without commas"),
+                        (["--model", "zen4", "--model-trace", tmp_path / "t",
+                          "--model-trace-accesses", 0], "1 or more")):
+        proc = vmrun("--kernel", __file__, *extra, "--", "htab-lookup")
+        assert proc.returncode == 64 and said in proc.stderr, proc.stderr
+    assert not list(tmp_path.iterdir())
+
+
 def topology_guest(kernel, out, topology, *benches):
     proc = vmrun("--kernel", kernel, "--label", out, "--accel", "tcg", "--topology", topology,
                  "--warmup-runs", 0, "-w", 0, "-d", 1, *[x for b in benches for x in ("--bench", b)],

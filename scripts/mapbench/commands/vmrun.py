@@ -54,7 +54,9 @@ to the guest kernel's functions (its /proc/kallsyms, read once per boot; BPF
 programs JITed during a run are one row), over the measured samples: the
 block's "profile", and scripts/report's "Where" table. --sample-layouts draws
 a memory layout per boot (shuffled page lists), so that boots of one kernel
-spread in modelled cycles as two builds do (docs/vm.org).
+spread in modelled cycles as two builds do (docs/vm.org). --model-trace FILE
+records what the model is given in the first boot, for make model-cost
+TRACE=FILE to time the simulation on it.
 
 --peer kernel --kernel-src SRC carries the kernel's own selftests bench
 (scripts/kernel-bench, linked statically; vmlinux.h from --peer-btf, default
@@ -139,6 +141,13 @@ def parse_args(argv=None):
     ap.add_argument("--peer-btf", type=Path,
                     help="--peer kernel: BTF for its vmlinux.h (default the vmlinux beside the "
                          "first --kernel, else the running kernel's)")
+    ap.add_argument("--model-trace", type=Path, metavar="FILE",
+                    help="record what the model is given in the first boot, its first "
+                         "--model-trace-accesses accesses (plugin/trace.h), for make "
+                         "model-cost TRACE=FILE")
+    ap.add_argument("--model-trace-accesses", type=cli.at_least(1), default=4_000_000,
+                    metavar="N", help="accesses --model-trace records (default 4000000, "
+                                      "48 bytes each)")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER,
                     help="after --: one ./bench command line")
     args = ap.parse_args(argv)
@@ -158,6 +167,11 @@ def parse_args(argv=None):
         ap.error(f"{len(args.label)} --label for {len(args.kernel)} --kernel: give one per kernel")
     if args.profile and args.model == "none":
         args.model = cachemodel.DEFAULT
+    if args.model_trace and (args.model == "none" or args.engine != "local"):
+        ap.error("--model-trace records a local boot's model: give --model NAME, no --engine")
+    if args.model_trace and "," in str(args.model_trace.resolve()):
+        ap.error(f"--model-trace {args.model_trace}: a path without commas (QEMU splits "
+                 "plugin arguments at them)")
     if args.topology:
         cpus = qemu.topology_cpus(args.topology)
         if args.smp not in (None, cpus):

@@ -170,7 +170,11 @@ def run_boot(plan, i, accel, initrd, todo, workdir, progress, console=None):
                      args.topology, plan.qemu, draw)
     counts = ModelCounts(workdir / f"boot-{i}.model") if plan.machine else None
     if counts:
-        argv += ["-plugin", plan.machine.plugin_arg(counts.path, args.profile)]
+        trace = ((args.model_trace.resolve(), args.model_trace_accesses)
+                 if args.model_trace and i == 0 else None)
+        if trace:
+            trace[0].parent.mkdir(parents=True, exist_ok=True)
+        argv += ["-plugin", plan.machine.plugin_arg(counts.path, args.profile, trace)]
     boot = Boot(argv)
     plan.active.add(boot)
     if plan.interrupted:        # stopped while this one was starting
