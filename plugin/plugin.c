@@ -233,6 +233,7 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	if (recording) {
 		complete_access(&a, &ctx);
 		a.complete = NULL;
+		a.store = qemu_plugin_mem_is_store(info);
 	}
 	mb_windows_access(&windows, vcpu, site ? MB_KERNEL : MB_USER, &a,
 			  profiling && site ? &site->counts : NULL);

@@ -45,7 +45,8 @@ void mb_trace_access(struct mb_trace *t, const struct mb_windows *w, int cpu, en
 		     const struct mb_access *a)
 {
 	const struct mb_trace_record r = {
-		MB_TRACE_ACCESS, cpu, mode, a->size, 0, { a->vaddr, a->paddr, a->pc, a->value, a->insns }
+		MB_TRACE_ACCESS, cpu, mode, a->size, a->store,
+		{ a->vaddr, a->paddr, a->pc, a->value, a->insns }
 	};
 
 	put(t, &r);
@@ -221,7 +222,8 @@ uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, bool *same)
 		switch (rec.type) {
 		case MB_TRACE_ACCESS: {
 			struct mb_access a = { .vaddr = rec.v[0], .paddr = rec.v[1], .size = rec.arg2,
-					       .pc = rec.v[2], .value = rec.v[3], .insns = rec.v[4] };
+					       .pc = rec.v[2], .value = rec.v[3], .insns = rec.v[4],
+					       .store = rec.store };
 
 			mb_windows_access(w, rec.cpu, rec.arg, &a, NULL);
 			accesses++;

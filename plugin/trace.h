@@ -27,7 +27,7 @@ struct mb_trace_record {
 	uint8_t type, cpu;
 	uint8_t arg, arg2;	/* access: mode, size; branch: mode, taken; mark: its
 				 * command; page-table read: whether it read */
-	uint32_t pad;
+	uint32_t store;		/* access: a store */
 	uint64_t v[5];		/* access: vaddr, paddr, pc, value, insns; branch: pc;
 				 * root: CR3; page-table read: paddr, value */
 };

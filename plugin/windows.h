@@ -37,6 +37,8 @@ struct mb_access {
 	uint64_t vaddr, paddr;
 	unsigned int size;
 	uint64_t pc;		/* the instruction's address */
+	bool store;		/* a store, not a load: for a trace only (the model
+				 * allocates on both alike), filled where recorded */
 	/* For overlapping misses, filled by complete() (where not NULL) only
 	 * when the access misses L1D: reading them costs on every access. */
 	uint64_t value;		/* what it loaded or stored */

@@ -22,6 +22,7 @@ static char words[] = "name=tiny,l1d=256:2,l2=512:2,llc=1024:2,line=64,dtlb=k:4:
 		      "wait=3:10:40,branch=8:4";
 static struct mb_trace trace;
 static unsigned int generation;	/* bumped to remap every page */
+static uint64_t stores;		/* recorded */
 
 /* A 4-level table mapping each 4 KiB page, its last level elsewhere in each
  * generation; page 13 of every table is not mapped (the walk reads fail). */
@@ -87,11 +88,14 @@ static void data(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t vadd
 		 uint64_t value, uint64_t insns)
 {
 	struct mb_access a = { .vaddr = vaddr, .paddr = vaddr * 3 % (1 << 20), .size = 8,
-			       .pc = 0x400 + vaddr % 5, .value = value, .insns = insns };
+			       .pc = 0x400 + vaddr % 5, .value = value, .insns = insns,
+			       .store = vaddr % 16 == 8 };
 
 	mb_windows_access(w, cpu, mode, &a, NULL);
-	if (mb_trace_on(&trace))
+	if (mb_trace_on(&trace)) {
+		stores += a.store;
 		mb_trace_access(&trace, w, cpu, mode, &a);
+	}
 }
 
 static void branch(struct mb_windows *w, int cpu, uint64_t pc, bool taken)
@@ -153,6 +157,20 @@ static char *temp_path(void)
 	return path;
 }
 
+/* The record after the one at *at (SIZE_MAX: the first), or false at the end. */
+static bool next_record(const struct mb_replay *r, size_t *at, struct mb_trace_record *rec)
+{
+	if (*at == SIZE_MAX)
+		*at = 0;
+	else
+		*at += sizeof(*rec) + (rec->type == MB_TRACE_MARK ?
+				       NCPUS * MB_MODES * sizeof(uint64_t) : 0);
+	if (*at + sizeof(*rec) > r->size)
+		return false;
+	memcpy(rec, r->data + *at, sizeof(*rec));
+	return rec->type != MB_TRACE_END;
+}
+
 /* The replay of path on the machine its header names. */
 static uint64_t replay(struct mb_replay *r, bool *same)
 {
@@ -168,15 +186,22 @@ static uint64_t replay(struct mb_replay *r, bool *same)
 static void a_replay_counts_what_the_recording_counted(void **state)
 {
 	char *path = temp_path();
+	struct mb_trace_record rec;
 	struct mb_replay r;
+	uint64_t stored = 0;
 	const char *why;
 	bool same;
 
 	generation = 0;
+	stores = 0;
 	record(path, 4400);	/* ends in the second run, in its timed work */
 	assert_int_equal(mb_replay_load(&r, path, &why), 0);
 	assert_int_equal(r.ncpus, NCPUS);
 	assert_string_equal(r.words, words);
+	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);)
+		stored += rec.type == MB_TRACE_ACCESS && rec.store;
+	assert_true(stores > 0);
+	assert_int_equal(stored, stores);
 	assert_int_equal(replay(&r, &same), 4400);
 	assert_true(same);
 	/* twice: each replay starts from the trace, not from the last one */
@@ -199,15 +224,9 @@ static void a_replay_that_counts_otherwise_says_so(void **state)
 	record(path, 4400);
 	assert_int_equal(mb_replay_load(&r, path, &why), 0);
 	/* the last walk of the window the budget ended in finds its page unmapped */
-	for (size_t at = 0; at + sizeof(rec) <= r.size; at += sizeof(rec)) {
-		memcpy(&rec, r.data + at, sizeof(rec));
-		if (rec.type == MB_TRACE_END)
-			break;
-		if (rec.type == MB_TRACE_MARK)
-			at += NCPUS * MB_MODES * sizeof(uint64_t);
+	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);)
 		if (rec.type == MB_TRACE_PTE && rec.arg && rec.v[0] >= PT)
 			last = at;
-	}
 	memcpy(&rec, r.data + last, sizeof(rec));
 	rec.arg = false;
 	memcpy(r.data + last, &rec, sizeof(rec));
