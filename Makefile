@@ -124,15 +124,18 @@ $(OUT)/env.o: $(OUT)/rev
 bench: $(BENCH_OBJS) $(OUT)/ldflags
 	$(CC) $(LDFLAGS) $(BENCH_OBJS) -o $@ $(LIBS)
 
-# The bench for QEMU guests (scripts/vmrun): static, so the initramfs needs no libraries.
+# The bench for QEMU guests (scripts/vmrun): static, so the initramfs needs no
+# libraries. It and the plugin are linked aside and moved in: another vmrun
+# may run or load them while this one relinks (a linker's output is not
+# executable until it is done).
 $(OUT)/bench.static: $(BENCH_OBJS)
-	$(CC) -static $(BENCH_OBJS) -o $@ $(LIBS)
+	$(CC) -static $(BENCH_OBJS) -o $@.$$$$.tmp $(LIBS) && mv $@.$$$$.tmp $@
 
 $(OUT)/plugin/%.o: plugin/%.c | $(OUT)/plugin
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
 
 $(PLUGIN): $(PLUGIN_OBJS)
-	$(CC) -shared $(PLUGIN_OBJS) -o $@
+	$(CC) -shared $(PLUGIN_OBJS) -o $@.$$$$.tmp && mv $@.$$$$.tmp $@
 
 # make model-cost [MODEL=zen4] [TRACE=FILE]: the plugin's simulation timed
 # without QEMU (plugin/cost/), on a fixed trace and MODEL's machine, or on a
