@@ -66,6 +66,8 @@ void mb_trace_mark(struct mb_trace *t, enum mb_mark mark, int cpu, const uint64_
 {
 	put(t, &(struct mb_trace_record){ MB_TRACE_MARK, cpu, mark });
 	fwrite(insns, sizeof(*insns), (size_t)t->ncpus * MB_MODES, t->f);
+	/* a QEMU killed before the budget is spent leaves what it had at its last marker */
+	fflush(t->f);
 }
 
 void mb_trace_root(struct mb_trace *t, int cpu, uint64_t cr3)
@@ -89,19 +91,21 @@ int mb_replay_load(struct mb_replay *r, const char *path, const char **why)
 {
 	FILE *f = fopen(path, "rb");
 	long start, end;
-	char *line = NULL;
+	char *line = NULL, *words;
 	size_t cap = 0;
 
 	memset(r, 0, sizeof(*r));
-	*why = strerror(errno);
-	if (!f)
+	if (!f) {
+		*why = strerror(errno);
 		return -1;
-	*why = "not a trace (no \"" MAGIC "\" header)";
+	}
+	*why = "not a trace (no \"" MAGIC "N WORDS\" header)";
 	if (getline(&line, &cap, f) < 0 || strncmp(line, MAGIC, strlen(MAGIC)) ||
-	    (r->ncpus = atoi(line + strlen(MAGIC))) < 1 || !strchr(line, ' '))
+	    (r->ncpus = atoi(line + strlen(MAGIC))) < 1 ||
+	    !(words = strchr(line + strlen(MAGIC), ' ')))
 		goto fail;
 	line[strcspn(line, "\n")] = '\0';
-	r->words = strdup(strchr(line + strlen(MAGIC), ' ') + 1);
+	r->words = strdup(words + 1);
 	start = ftell(f);
 	fseek(f, 0, SEEK_END);
 	end = ftell(f);
@@ -201,13 +205,13 @@ static bool same_counts(const struct mb_windows *w, const char *text)
 	return same;
 }
 
-uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, bool *same)
+uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, enum mb_replay_end *end_as)
 {
 	const size_t marks = (size_t)r->ncpus * MB_MODES * sizeof(uint64_t);
 	const unsigned char *p = r->data, *end = r->data + r->size;
 	uint64_t accesses = 0;
 
-	*same = false;
+	*end_as = MB_REPLAY_CUT;
 	r->pte_used = 0;
 	memset(r->ptes, 0, r->pte_size * sizeof(*r->ptes));
 	while (p + sizeof(struct mb_trace_record) <= end) {
@@ -252,7 +256,9 @@ uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, bool *same)
 			pte_put(r, rec.v[0], rec.v[1], rec.arg);
 			break;
 		case MB_TRACE_END:
-			*same = w && same_counts(w, (const char *)p);
+			if (w)
+				*end_as = same_counts(w, (const char *)p) ? MB_REPLAY_SAME :
+									    MB_REPLAY_DIFFERS;
 			return accesses;
 		default:
 			return accesses;	/* not a record: the rest cannot be read */

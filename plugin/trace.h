@@ -79,11 +79,13 @@ int mb_replay_load(struct mb_replay *r, const char *path, const char **why);
 void mb_replay_free(struct mb_replay *r);
 /* The walker's page-table reads during a replay: ctx is the struct mb_replay. */
 bool mb_replay_read_phys(void *ctx, uint64_t paddr, uint64_t *value);
+/* How a replay ended: the trace's counts equal w's, or differ, or the trace
+ * has none (cut short before its budget, or nothing simulated). */
+enum mb_replay_end { MB_REPLAY_CUT, MB_REPLAY_SAME, MB_REPLAY_DIFFERS };
+
 /* Feed the whole trace to w (built for r's vCPUs, read_phys from r): the
- * accesses replayed. *same: whether the trace ends with counts and w's
- * equal them (false where it does not, or they differ). w NULL: the trace
- * read and its page-table reads kept, nothing simulated (the replay's own
- * cost). */
-uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, bool *same);
+ * accesses replayed, and how it ended. w NULL: the trace read and its
+ * page-table reads kept, nothing simulated (the replay's own cost). */
+uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, enum mb_replay_end *end_as);
 
 #endif

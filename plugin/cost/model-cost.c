@@ -132,8 +132,9 @@ static double fixed_pass(const struct mb_machine *m, uint64_t entries)
 }
 
 /* Host ns per access of one replay of r on m (NULL: the replay's own cost,
- * nothing simulated); *same: whether it counted what the boot did. */
-static double replay_pass(const struct mb_machine *m, struct mb_replay *r, bool *same)
+ * nothing simulated), and how it ended. */
+static double replay_pass(const struct mb_machine *m, struct mb_replay *r,
+			  enum mb_replay_end *end_as)
 {
 	struct mb_windows w;
 	double start, ns;
@@ -142,7 +143,7 @@ static double replay_pass(const struct mb_machine *m, struct mb_replay *r, bool 
 	if (m)
 		build(m, &w, r->ncpus, mb_replay_read_phys, r);
 	start = seconds();
-	n = mb_replay_run(r, m ? &w : NULL, same);
+	n = mb_replay_run(r, m ? &w : NULL, end_as);
 	ns = n ? (seconds() - start) / n * 1e9 : 0;
 	if (m)
 		mb_machine_free(&w);
@@ -178,9 +179,14 @@ static void parse(char *words, struct mb_machine *m)
 static int table(const struct mb_machine *full, struct mb_replay *r)
 {
 	static const uint64_t entries[] = { 1 << 10, 1 << 20 };
+	static const char *const ends[] = {
+		[MB_REPLAY_CUT] = "the trace was cut short (QEMU stopped before its budget): no counts to check",
+		[MB_REPLAY_SAME] = "the replay on the boot's machine counts what the boot counted: yes",
+		[MB_REPLAY_DIFFERS] = "the replay on the boot's machine counts what the boot counted: no",
+	};
 	struct row rows[5];
 	int n = rows_of(full, rows);
-	bool same = false;
+	enum mb_replay_end end_as = MB_REPLAY_CUT;
 
 	for (int i = r ? -1 : 0; i < n; i++) {
 		printf("%-24s", i < 0 ? "reading the trace" : rows[i].name);
@@ -188,7 +194,7 @@ static int table(const struct mb_machine *full, struct mb_replay *r)
 			double best = 0;
 
 			for (int t = 0; t < TRIES; t++) {
-				double ns = r ? replay_pass(i < 0 ? NULL : &rows[i].m, r, &same) :
+				double ns = r ? replay_pass(i < 0 ? NULL : &rows[i].m, r, &end_as) :
 						fixed_pass(&rows[i].m, entries[e]);
 
 				best = !t || ns < best ? ns : best;
@@ -202,9 +208,8 @@ static int table(const struct mb_machine *full, struct mb_replay *r)
 	}
 	if (!r)
 		return 0;
-	printf("the replay on the boot's machine counts what the boot counted: %s\n",
-	       same ? "yes" : "no");
-	return same ? 0 : DIFFERS;
+	puts(ends[end_as]);
+	return end_as == MB_REPLAY_DIFFERS ? DIFFERS : 0;
 }
 
 int main(int argc, char **argv)

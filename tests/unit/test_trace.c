@@ -3,6 +3,7 @@
  * machine a plugin argument list describes (plugin/machine.c): a replay on
  * the recorded machine counts what the recording counted, to the last
  * digit, page-table reads included; a replay that differs says so. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -172,13 +173,13 @@ static bool next_record(const struct mb_replay *r, size_t *at, struct mb_trace_r
 }
 
 /* The replay of path on the machine its header names. */
-static uint64_t replay(struct mb_replay *r, bool *same)
+static uint64_t replay(struct mb_replay *r, enum mb_replay_end *end_as)
 {
 	struct mb_windows w;
 	uint64_t n;
 
 	build(r->words, &w, mb_replay_read_phys, r);
-	n = mb_replay_run(r, &w, same);
+	n = mb_replay_run(r, &w, end_as);
 	mb_machine_free(&w);
 	return n;
 }
@@ -190,7 +191,7 @@ static void a_replay_counts_what_the_recording_counted(void **state)
 	struct mb_replay r;
 	uint64_t stored = 0;
 	const char *why;
-	bool same;
+	enum mb_replay_end end_as;
 
 	generation = 0;
 	stores = 0;
@@ -202,11 +203,11 @@ static void a_replay_counts_what_the_recording_counted(void **state)
 		stored += rec.type == MB_TRACE_ACCESS && rec.store;
 	assert_true(stores > 0);
 	assert_int_equal(stored, stores);
-	assert_int_equal(replay(&r, &same), 4400);
-	assert_true(same);
+	assert_int_equal(replay(&r, &end_as), 4400);
+	assert_int_equal(end_as, MB_REPLAY_SAME);
 	/* twice: each replay starts from the trace, not from the last one */
-	assert_int_equal(replay(&r, &same), 4400);
-	assert_true(same);
+	assert_int_equal(replay(&r, &end_as), 4400);
+	assert_int_equal(end_as, MB_REPLAY_SAME);
 	mb_replay_free(&r);
 	unlink(path);
 }
@@ -218,7 +219,7 @@ static void a_replay_that_counts_otherwise_says_so(void **state)
 	struct mb_trace_record rec;
 	size_t last = 0;
 	const char *why;
-	bool same;
+	enum mb_replay_end end_as;
 
 	generation = 0;
 	record(path, 4400);
@@ -230,8 +231,8 @@ static void a_replay_that_counts_otherwise_says_so(void **state)
 	memcpy(&rec, r.data + last, sizeof(rec));
 	rec.arg = false;
 	memcpy(r.data + last, &rec, sizeof(rec));
-	replay(&r, &same);
-	assert_false(same);
+	replay(&r, &end_as);
+	assert_int_equal(end_as, MB_REPLAY_DIFFERS);
 	mb_replay_free(&r);
 	unlink(path);
 }
@@ -241,15 +242,16 @@ static void a_trace_under_its_budget_replays_whole_with_nothing_to_check(void **
 	char *path = temp_path();
 	struct mb_replay r;
 	const char *why;
-	bool same = true;
+	enum mb_replay_end end_as;
 
 	generation = 0;
 	record(path, 0);
 	assert_int_equal(mb_replay_load(&r, path, &why), 0);
-	assert_int_equal(replay(&r, &same), 6000);
-	assert_false(same);
-	/* nothing simulated: the trace read alone */
-	assert_int_equal(mb_replay_run(&r, NULL, &same), 6000);
+	assert_int_equal(replay(&r, &end_as), 6000);
+	assert_int_equal(end_as, MB_REPLAY_CUT);
+	/* nothing simulated: the trace read alone, nothing to check */
+	assert_int_equal(mb_replay_run(&r, NULL, &end_as), 6000);
+	assert_int_equal(end_as, MB_REPLAY_CUT);
 	mb_replay_free(&r);
 	unlink(path);
 }
@@ -265,8 +267,14 @@ static void what_is_not_a_trace_is_refused(void **state)
 	fclose(f);
 	assert_int_equal(mb_replay_load(&r, path, &why), -1);
 	assert_non_null(strstr(why, "not a trace"));
+	f = fopen(path, "w");
+	fputs("mapbench-trace 1 vcpus=1\n", f);	/* no machine */
+	fclose(f);
+	assert_int_equal(mb_replay_load(&r, path, &why), -1);
+	assert_non_null(strstr(why, "not a trace"));
 	unlink(path);
 	assert_int_equal(mb_replay_load(&r, path, &why), -1);
+	assert_string_equal(why, strerror(ENOENT));
 }
 
 static void machine_words_parse_and_bad_ones_are_named(void **state)
