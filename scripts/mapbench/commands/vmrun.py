@@ -56,7 +56,7 @@ block's "profile", and scripts/report's "Where" table. --sample-layouts draws
 a memory layout per boot (shuffled page lists), so that boots of one kernel
 spread in modelled cycles as two builds do (docs/vm.org). --model-trace FILE
 records what the model is given in the first boot, for make model-cost
-TRACE=FILE to time the simulation on it.
+TRACE=FILE to time the simulation on it and scripts/trace to read it.
 
 --peer kernel --kernel-src SRC carries the kernel's own selftests bench
 (scripts/kernel-bench, linked statically; vmlinux.h from --peer-btf, default

@@ -1,0 +1,126 @@
+"""A boot's model input as vmrun --model-trace recorded it (plugin/trace.h),
+read for questions the model's counts do not answer: which loads read what
+a store had just written, and whether the chains of loads that follow
+pointers bound a lookup's time."""
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+MAGIC = b"mapbench-trace 1 vcpus="
+# struct mb_trace_record, little-endian as x86 writes it
+RECORD = np.dtype([("type", "u1"), ("cpu", "u1"), ("arg", "u1"), ("arg2", "u1"),
+                   ("store", "<u4"), ("v", "<u8", 5)])
+ACCESS, MARK, END = ord("A"), ord("M"), ord("E")
+TIMED, UNTIMED = 5, 6   # plugin/marker_cmd.h
+# overlap.c's rule: a pointer leads to the page from it on and a little before it
+POINTS_AHEAD, POINTS_BEHIND = 4096, 256
+
+
+class NotATrace(ValueError):
+    pass
+
+
+@dataclass
+class Trace:
+    ncpus: int
+    words: str           # the machine's plugin arguments
+    segments: list       # timed work: arrays of access records, one per TIMED..UNTIMED
+
+    @property
+    def accesses(self):
+        return sum(len(s) for s in self.segments)
+
+
+def read(path, limit=None):
+    """The trace at path: its timed work's accesses, up to limit of them."""
+    data = path.read_bytes()
+    head = data.find(b"\n") + 1
+    if not data.startswith(MAGIC) or not head:
+        raise NotATrace(f"{path}: not a trace (no \"{MAGIC.decode()}N WORDS\" header)")
+    ncpus, _, words = data[len(MAGIC):head - 1].decode().partition(" ")
+    ncpus = int(ncpus)
+    marks = 8 * ncpus * 2       # every vCPU's instructions, kernel and user, after a marker
+    at, timed, segment, segments, taken = head, False, [], [], 0
+    while at + RECORD.itemsize <= len(data) and (limit is None or taken < limit):
+        chunk = np.frombuffer(data, RECORD, count=(len(data) - at) // RECORD.itemsize, offset=at)
+        stops = np.flatnonzero((chunk["type"] == MARK) | (chunk["type"] == END))
+        last = stops[0] if len(stops) else len(chunk)
+        if timed:
+            body = chunk[:last]
+            body = body[body["type"] == ACCESS]
+            if limit is not None:
+                body = body[:limit - taken]
+            segment.append(body)
+            taken += len(body)
+        if last == len(chunk) or chunk[last]["type"] == END:
+            break
+        if chunk[last]["arg"] in (TIMED, UNTIMED):
+            if segment:
+                segments.append(np.concatenate(segment))
+            segment, timed = [], chunk[last]["arg"] == TIMED
+        at += (last + 1) * RECORD.itemsize + marks
+    if segment:
+        segments.append(np.concatenate(segment))
+    return Trace(ncpus, words, [s for s in segments if len(s)])
+
+
+def forwarded(trace, window=60):
+    """Loads that read an 8-byte word a store had written within window
+    accesses before: how many, and of them by (pc, vaddr) those off the
+    stack (vmalloc'd stacks live at 0xffffc9...)."""
+    count, off_stack = 0, {}
+    for seg in trace.segments:
+        written = {}
+        vaddr, store, pc = seg["v"][:, 0], seg["store"], seg["v"][:, 2]
+        for i in range(len(seg)):
+            word = int(vaddr[i]) >> 3
+            if store[i]:
+                written[word] = i
+                continue
+            j = written.get(word)
+            if j is None or i - j > window:
+                continue
+            count += 1
+            if int(vaddr[i]) >> 40 != 0xffffc9:
+                key = (int(pc[i]), int(vaddr[i]))
+                off_stack[key] = off_stack.get(key, 0) + 1
+    return count, off_stack
+
+
+def dataflow_cycles(trace, latency, ipc, rob, window=16):
+    """Cycles the timed work takes when instructions issue at ipc, none
+    more than rob after the oldest load not yet done (retirement in order),
+    a load whose address a recent load's value points into waits for it,
+    and every load takes latency cycles: the span of each segment, summed."""
+    total = 0.0
+    for seg in trace.segments:
+        vaddr, store, value, insns = (seg["v"][:, 0], seg["store"], seg["v"][:, 3],
+                                      seg["v"][:, 4])
+        start = prev = int(insns[0])
+        t = end = retired = 0.0
+        inflight, recent = deque(), deque(maxlen=window)
+        for i in range(len(seg)):
+            n = int(insns[i])
+            t += (n - prev) / ipc
+            prev = n
+            while inflight and inflight[0][0] <= n - rob:
+                retired = max(retired, inflight.popleft()[1])
+            t = max(t, retired)
+            if store[i]:
+                continue
+            ready, addr = t, int(vaddr[i])
+            for pointer, done in recent:
+                if pointer - POINTS_BEHIND <= addr < pointer + POINTS_AHEAD and done > ready:
+                    ready = done
+            done = ready + latency
+            recent.append((int(value[i]), done))
+            inflight.append((n, done))
+            end = max(end, done)
+        total += max(end, t, (prev - start) / ipc)
+    return total
+
+
+def issue_cycles(trace, ipc):
+    """Cycles the timed work's instructions take to issue at ipc."""
+    return sum((int(s["v"][-1, 4]) - int(s["v"][0, 4])) / ipc for s in trace.segments)
