@@ -157,10 +157,8 @@ int mb_machine_build(const struct mb_machine *m, struct mb_windows *w, int ncpus
 		return -1;
 	*what = "memory";
 	*why = "out of memory";
-	if (mb_windows_init(w, cache, ncpus, out)) {
-		mb_cache_free(cache);
-		return -1;
-	}
+	if (mb_windows_init(w, cache, ncpus, out))
+		goto fail;
 	*what = "dtlb";
 	if (m->tlb.array[MB_DTLB_L1][0].entries &&
 	    !(w->mmu = mb_mmu_new(&m->tlb, ncpus, read, ctx, why)))

@@ -27,10 +27,8 @@ static void put(struct mb_trace *t, const struct mb_trace_record *r)
 /* What a window's readers see of its counts so far, every vCPU's. */
 static void open_counts(FILE *f, const struct mb_windows *w)
 {
-	static const char *const modes[MB_MODES] = { "kernel", "user" };
-
 	for (int i = 0; i < w->ncpus * MB_MODES; i++) {
-		fprintf(f, "vcpu=%d mode=%s ", i / MB_MODES, modes[i % MB_MODES]);
+		fprintf(f, "vcpu=%d mode=%s ", i / MB_MODES, mb_mode_names[i % MB_MODES]);
 		mb_counts_write(w, f, &w->counts[i]);
 		fputc('\n', f);
 	}
@@ -219,22 +217,19 @@ uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, enum mb_replay
 
 		memcpy(&rec, p, sizeof(rec));
 		p += sizeof(rec);
-		if (!w && rec.type != MB_TRACE_PTE && rec.type != MB_TRACE_MARK) {
-			accesses += rec.type == MB_TRACE_ACCESS;
-			continue;
-		}
 		switch (rec.type) {
 		case MB_TRACE_ACCESS: {
 			struct mb_access a = { .vaddr = rec.v[0], .paddr = rec.v[1], .size = rec.arg2,
 					       .pc = rec.v[2], .value = rec.v[3], .insns = rec.v[4],
 					       .store = rec.store };
 
-			mb_windows_access(w, rec.cpu, rec.arg, &a, NULL);
+			if (w)
+				mb_windows_access(w, rec.cpu, rec.arg, &a, NULL);
 			accesses++;
 			break;
 		}
 		case MB_TRACE_BRANCH:
-			if (w->branch)
+			if (w && w->branch)
 				mb_windows_branch(w, rec.cpu, rec.arg, rec.v[0], rec.arg2, NULL);
 			break;
 		case MB_TRACE_MARK: {
@@ -249,7 +244,7 @@ uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, enum mb_replay
 			break;
 		}
 		case MB_TRACE_ROOT:
-			if (w->mmu)
+			if (w && w->mmu)
 				mb_mmu_set_root(w->mmu, rec.cpu, rec.v[0]);
 			break;
 		case MB_TRACE_PTE:

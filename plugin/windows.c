@@ -5,7 +5,7 @@
 #include "profile.h"
 #include "windows.h"
 
-static const char *const mode_names[MB_MODES] = { "kernel", "user" };
+const char *const mb_mode_names[MB_MODES] = { "kernel", "user" };
 
 /* The counts an event adds to: its vCPU's in its mode, the timed work's
  * where the vCPU is in it, and the profile site's (also) where the
@@ -254,7 +254,7 @@ static void window_close(struct mb_windows *w, const uint64_t *insns)
 		struct mb_counts c = w->counts[i];
 
 		c.insns = insns[i] - w->insns_at_open[i];
-		window_line(w, i / MB_MODES, mode_names[i % MB_MODES], &c);
+		window_line(w, i / MB_MODES, mb_mode_names[i % MB_MODES], &c);
 	}
 	for (int cpu = 0; w->timed_seen && cpu < w->ncpus; cpu++) {
 		if (w->timed[cpu])

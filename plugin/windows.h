@@ -20,6 +20,8 @@
 #include "marker.h"
 
 enum mb_mode { MB_KERNEL, MB_USER, MB_MODES };
+/* as the counts' lines name them */
+extern const char *const mb_mode_names[MB_MODES];
 
 struct mb_counts {
 	uint64_t insns, accesses, misses[MB_LEVELS];	/* misses[MB_L1D]: L1D misses, ... */

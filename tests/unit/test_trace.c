@@ -184,19 +184,28 @@ static uint64_t replay(struct mb_replay *r, enum mb_replay_end *end_as)
 	return n;
 }
 
-static void a_replay_counts_what_the_recording_counted(void **state)
+/* A fresh recording of budget accesses (0: all) at a new path, loaded into r. */
+static char *recorded(uint64_t budget, struct mb_replay *r)
 {
 	char *path = temp_path();
-	struct mb_trace_record rec;
-	struct mb_replay r;
-	uint64_t stored = 0;
 	const char *why;
-	enum mb_replay_end end_as;
 
 	generation = 0;
 	stores = 0;
-	record(path, 4400);	/* ends in the second run, in its timed work */
-	assert_int_equal(mb_replay_load(&r, path, &why), 0);
+	record(path, budget);
+	assert_int_equal(mb_replay_load(r, path, &why), 0);
+	return path;
+}
+
+static void a_replay_counts_what_the_recording_counted(void **state)
+{
+	struct mb_trace_record rec;
+	struct mb_replay r;
+	uint64_t stored = 0;
+	enum mb_replay_end end_as;
+	/* ends in the second run, in its timed work */
+	char *path = recorded(4400, &r);
+
 	assert_int_equal(r.ncpus, NCPUS);
 	assert_string_equal(r.words, words);
 	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);)
@@ -208,22 +217,21 @@ static void a_replay_counts_what_the_recording_counted(void **state)
 	/* twice: each replay starts from the trace, not from the last one */
 	assert_int_equal(replay(&r, &end_as), 4400);
 	assert_int_equal(end_as, MB_REPLAY_SAME);
+	/* the trace read alone stops at its end too, before the counts' text */
+	assert_int_equal(mb_replay_run(&r, NULL, &end_as), 4400);
+	assert_int_equal(end_as, MB_REPLAY_CUT);
 	mb_replay_free(&r);
 	unlink(path);
 }
 
 static void a_replay_that_counts_otherwise_says_so(void **state)
 {
-	char *path = temp_path();
 	struct mb_replay r;
 	struct mb_trace_record rec;
 	size_t last = 0;
-	const char *why;
 	enum mb_replay_end end_as;
+	char *path = recorded(4400, &r);
 
-	generation = 0;
-	record(path, 4400);
-	assert_int_equal(mb_replay_load(&r, path, &why), 0);
 	/* the last walk of the window the budget ended in finds its page unmapped */
 	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);)
 		if (rec.type == MB_TRACE_PTE && rec.arg && rec.v[0] >= PT)
@@ -239,14 +247,10 @@ static void a_replay_that_counts_otherwise_says_so(void **state)
 
 static void a_trace_under_its_budget_replays_whole_with_nothing_to_check(void **state)
 {
-	char *path = temp_path();
 	struct mb_replay r;
-	const char *why;
 	enum mb_replay_end end_as;
+	char *path = recorded(0, &r);
 
-	generation = 0;
-	record(path, 0);
-	assert_int_equal(mb_replay_load(&r, path, &why), 0);
 	assert_int_equal(replay(&r, &end_as), 6000);
 	assert_int_equal(end_as, MB_REPLAY_CUT);
 	/* nothing simulated: the trace read alone, nothing to check */
