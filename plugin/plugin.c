@@ -221,6 +221,7 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	struct mb_access a = { .vaddr = vaddr, .pc = insn->pc, .complete = complete_access,
 			       .ctx = &ctx };
 	const bool recording = mb_trace_on(&trace);
+	const enum mb_mode mode = site ? MB_KERNEL : MB_USER;
 
 	if (!windows.open)
 		return;
@@ -235,10 +236,9 @@ static void on_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 		a.complete = NULL;
 		a.store = qemu_plugin_mem_is_store(info);
 	}
-	mb_windows_access(&windows, vcpu, site ? MB_KERNEL : MB_USER, &a,
-			  profiling && site ? &site->counts : NULL);
+	mb_windows_access(&windows, vcpu, mode, &a, profiling && site ? &site->counts : NULL);
 	if (recording)
-		mb_trace_access(&trace, &windows, vcpu, site ? MB_KERNEL : MB_USER, &a);
+		mb_trace_access(&trace, &windows, vcpu, mode, &a);
 }
 
 static void on_block(unsigned int vcpu, void *udata)
@@ -297,6 +297,50 @@ static void watch_branches(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n,
 							  pending_entry(), (uintptr_t)branch);
 }
 
+/* A translated block's code, for a trace: written the first time the block
+ * runs in a window. One per translation, kept for the plugin's life (a
+ * recording boot's only). */
+struct traced_block {
+	uint64_t vaddr;
+	unsigned int n;
+	bool written;
+	uint8_t *len, *code;
+};
+
+static void on_traced_block(unsigned int vcpu, void *udata)
+{
+	struct traced_block *b = udata;
+
+	if (!windows.open || !mb_trace_on(&trace))
+		return;
+	mb_trace_block(&trace, vcpu, mode_of(b->vaddr), b->vaddr, b->n, b->len,
+		       b->written ? NULL : b->code);
+	b->written = true;
+}
+
+/* Record the block's runs; its code from QEMU's copy of it. */
+static void trace_block(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n)
+{
+	struct traced_block *b = calloc(1, sizeof(*b));
+	size_t at = 0;
+
+	if (!b || !(b->len = malloc(n)) || !(b->code = malloc(n * MB_TRACE_INSN_MAX))) {
+		qemu_plugin_outs("mapbench-model: out of memory\n");
+		abort();
+	}
+	*b = (struct traced_block){ vaddr, n, false, b->len, b->code };
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		size_t len = qemu_plugin_insn_size(insn);
+
+		if (len > MB_TRACE_INSN_MAX || qemu_plugin_insn_data(insn, b->code + at, len) != len)
+			len = 0;	/* not x86 code as we know it: a block the reader cannot decode */
+		b->len[i] = len;
+		at += len;
+	}
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_traced_block, QEMU_PLUGIN_CB_NO_REGS, b);
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
@@ -311,6 +355,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, site);
 	if (windows.branch && n)
 		watch_branches(tb, vaddr, n, site);
+	if (mb_trace_on(&trace) && n)
+		trace_block(tb, vaddr, n);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint8_t bytes[MB_MARK_BPF_LEN];

@@ -78,6 +78,18 @@ void mb_trace_pte(struct mb_trace *t, uint64_t paddr, uint64_t value, bool read)
 	put(t, &(struct mb_trace_record){ MB_TRACE_PTE, 0, read, .v = { paddr, value } });
 }
 
+void mb_trace_block(struct mb_trace *t, int cpu, enum mb_mode mode, uint64_t vaddr,
+		    unsigned int n, const uint8_t *len, const uint8_t *code)
+{
+	for (unsigned int i = 0, at = 0; code && i < n; at += len[i++]) {
+		struct mb_trace_record r = { MB_TRACE_CODE, cpu, 0, len[i], .v = { vaddr + at } };
+
+		memcpy(&r.v[1], code + at, len[i]);
+		put(t, &r);
+	}
+	put(t, &(struct mb_trace_record){ MB_TRACE_BLOCK, cpu, mode, 0, n, { vaddr } });
+}
+
 void mb_trace_close(struct mb_trace *t)
 {
 	if (t->f)
@@ -250,6 +262,9 @@ uint64_t mb_replay_run(struct mb_replay *r, struct mb_windows *w, enum mb_replay
 		case MB_TRACE_PTE:
 			pte_put(r, rec.v[0], rec.v[1], rec.arg);
 			break;
+		case MB_TRACE_BLOCK:
+		case MB_TRACE_CODE:
+			break;		/* for scripts/trace: the model does not read code */
 		case MB_TRACE_END:
 			if (w)
 				*end_as = same_counts(w, (const char *)p) ? MB_REPLAY_SAME :

@@ -9,7 +9,8 @@
  * in the host's byte order: accesses (after the model took them, so that
  * the page-table reads of their walks come first), branches, markers
  * (followed by every vCPU's instruction counters), page-table roots and
- * page-table reads. When the budget of accesses is spent, an end record and
+ * page-table reads; in the windows also the blocks of instructions entered,
+ * each block's code the first time it runs. When the budget of accesses is spent, an end record and
  * the counts of the window then open, as text (mb_counts_write), close it. */
 #ifndef MAPBENCH_TRACE_H
 #define MAPBENCH_TRACE_H
@@ -21,15 +22,20 @@
 enum mb_trace_type {
 	MB_TRACE_ACCESS = 'A', MB_TRACE_BRANCH = 'B', MB_TRACE_MARK = 'M',
 	MB_TRACE_ROOT = 'R', MB_TRACE_PTE = 'P', MB_TRACE_END = 'E',
+	MB_TRACE_BLOCK = 'X', MB_TRACE_CODE = 'C',
 };
+
+#define MB_TRACE_INSN_MAX 16	/* bytes of an instruction's code record (x86: 15 at most) */
 
 struct mb_trace_record {
 	uint8_t type, cpu;
 	uint8_t arg, arg2;	/* access: mode, size; branch: mode, taken; mark: its
-				 * command; page-table read: whether it read */
-	uint32_t store;		/* access: a store */
+				 * command; page-table read: whether it read; block:
+				 * mode; code: the instruction's length */
+	uint32_t store;		/* access: a store; block: its instructions */
 	uint64_t v[5];		/* access: vaddr, paddr, pc, value, insns; branch: pc;
-				 * root: CR3; page-table read: paddr, value */
+				 * root: CR3; page-table read: paddr, value; block:
+				 * vaddr; code: vaddr, then the instruction's bytes */
 };
 
 struct mb_trace {
@@ -54,6 +60,10 @@ void mb_trace_branch(struct mb_trace *t, int cpu, enum mb_mode mode, uint64_t pc
 void mb_trace_mark(struct mb_trace *t, enum mb_mark mark, int cpu, const uint64_t *insns);
 void mb_trace_root(struct mb_trace *t, int cpu, uint64_t cr3);
 void mb_trace_pte(struct mb_trace *t, uint64_t paddr, uint64_t value, bool read);
+/* A block of n instructions at vaddr entered; before it, where code is not
+ * NULL, its instructions (len[i] bytes each, one after the other in code). */
+void mb_trace_block(struct mb_trace *t, int cpu, enum mb_mode mode, uint64_t vaddr,
+		    unsigned int n, const uint8_t *len, const uint8_t *code);
 /* Stop recording (at QEMU's exit): what is there stays readable. */
 void mb_trace_close(struct mb_trace *t);
 

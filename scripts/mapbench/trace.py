@@ -11,7 +11,7 @@ MAGIC = b"mapbench-trace 1 vcpus="
 # struct mb_trace_record, little-endian as x86 writes it
 RECORD = np.dtype([("type", "u1"), ("cpu", "u1"), ("arg", "u1"), ("arg2", "u1"),
                    ("store", "<u4"), ("v", "<u8", 5)])
-ACCESS, MARK, END = ord("A"), ord("M"), ord("E")
+ACCESS, MARK, END, BLOCK, CODE = ord("A"), ord("M"), ord("E"), ord("X"), ord("C")
 TIMED, UNTIMED = 5, 6   # plugin/marker_cmd.h
 # overlap.c's rule: a pointer leads to the page from it on and a little before it
 POINTS_AHEAD, POINTS_BEHIND = 4096, 256
@@ -26,6 +26,8 @@ class Trace:
     ncpus: int
     words: str           # the machine's plugin arguments
     segments: list       # timed work: arrays of access records, one per TIMED..UNTIMED
+    blocks: list         # the blocks of instructions entered in each segment (block records)
+    code: dict           # an instruction's bytes by its address, as the windows ran it
 
     @property
     def accesses(self):
@@ -41,28 +43,36 @@ def read(path, limit=None):
     ncpus, _, words = data[len(MAGIC):head - 1].decode().partition(" ")
     ncpus = int(ncpus)
     marks = 8 * ncpus * 2       # every vCPU's instructions, kernel and user, after a marker
-    at, timed, segment, segments, taken = head, False, [], [], 0
+    at, timed, segment, segments, taken, code = head, False, [], [], 0, [np.zeros(0, RECORD)]
     while at + RECORD.itemsize <= len(data) and (limit is None or taken < limit):
         chunk = np.frombuffer(data, RECORD, count=(len(data) - at) // RECORD.itemsize, offset=at)
         stops = np.flatnonzero((chunk["type"] == MARK) | (chunk["type"] == END))
         last = stops[0] if len(stops) else len(chunk)
+        body = chunk[:last]
+        code.append(body[body["type"] == CODE])
         if timed:
-            body = chunk[:last]
-            body = body[body["type"] == ACCESS]
-            if limit is not None:
-                body = body[:limit - taken]
-            segment.append(body)
-            taken += len(body)
+            accesses = np.flatnonzero(body["type"] == ACCESS)
+            if limit is not None and len(accesses) > limit - taken:
+                body = body[:accesses[limit - taken]]
+            segment.append(body[(body["type"] == ACCESS) | (body["type"] == BLOCK)])
+            taken += np.count_nonzero(body["type"] == ACCESS)
         if last == len(chunk) or chunk[last]["type"] == END:
             break
         if chunk[last]["arg"] in (TIMED, UNTIMED):
-            if segment:
-                segments.append(np.concatenate(segment))
+            segments.append(segment)
             segment, timed = [], chunk[last]["arg"] == TIMED
         at += (last + 1) * RECORD.itemsize + marks
-    if segment:
-        segments.append(np.concatenate(segment))
-    return Trace(ncpus, words, [s for s in segments if len(s)])
+    segments = [np.concatenate(s) for s in segments + [segment] if s]
+    segments = [s for s in segments if np.any(s["type"] == ACCESS)]
+    return Trace(ncpus, words, [s[s["type"] == ACCESS] for s in segments],
+                 [s[s["type"] == BLOCK] for s in segments], code_of(np.concatenate(code)))
+
+
+def code_of(records):
+    """{address: bytes} of code records, the latest for an address."""
+    raw = records["v"][:, 1:3].copy().view(np.uint8).reshape(len(records), 16)
+    return {int(vaddr): bytes(raw[i, :n]) for i, (vaddr, n)
+            in enumerate(zip(records["v"][:, 0], records["arg2"])) if n}
 
 
 def forwarded(trace, window=60):
@@ -124,3 +134,30 @@ def dataflow_cycles(trace, latency, ipc, rob, window=16):
 def issue_cycles(trace, ipc):
     """Cycles the timed work's instructions take to issue at ipc."""
     return sum((int(s["v"][-1, 4]) - int(s["v"][0, 4])) / ipc for s in trace.segments)
+
+
+def executed(trace, instructions):
+    """The timed work's first instructions as they ran, up to the given
+    number: (their encodings, distinct; the stream, indexes into them;
+    blocks whose code the trace does not have, skipped)."""
+    encodings, index, stream, missing = [], {}, [], 0
+    for blocks in trace.blocks:
+        for vaddr, n in zip(blocks["v"][:, 0].tolist(), blocks["store"].tolist()):
+            at, block = vaddr, []
+            for _ in range(n):
+                code = trace.code.get(at)
+                if code is None:
+                    break
+                block.append(code)
+                at += len(code)
+            if len(block) < n:
+                missing += 1
+                continue
+            for code in block:
+                if code not in index:
+                    index[code] = len(encodings)
+                    encodings.append(code)
+                stream.append(index[code])
+            if len(stream) >= instructions:
+                return encodings, stream[:instructions], missing
+    return encodings, stream, missing

@@ -14,6 +14,7 @@ from conftest import ROOT, run_script
 from test_analysis import result_doc
 from test_clock import ICOUNT
 
+from mapbench import trace as mbtrace
 from mapbench import cachemodel, calibration, qemu10, results, where
 from mapbench.cachemodel import Branch, Machine, Overlap, Prefetch, Tlb
 
@@ -285,6 +286,11 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     assert cost.returncode == 0 and "counts what the boot counted: yes" in cost.stdout, \
         cost.stdout + cost.stderr
     assert "+ branch predictor" in cost.stdout
+    # it holds the instructions the timed work ran, each block's code with it
+    t = mbtrace.read(trace)
+    _, stream, missing = mbtrace.executed(t, 10 ** 9)
+    assert missing == 0
+    assert len(stream) / (t.accesses / first["accesses"]) == pytest.approx(first["insns"], rel=0.05)
     assert first["l1d_misses"] >= first["l2_misses"] >= first["llc_misses"]
     # per op is the work the program timed: icount's ns/op, its instructions
     assert docs[0]["model"]["scope"] == "timed"

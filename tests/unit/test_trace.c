@@ -45,14 +45,22 @@ static bool read_phys(void *ctx, uint64_t paddr, uint64_t *value)
 	return read;
 }
 
-static void parse(char *text, struct mb_machine *m)
+/* text (cut up) split at commas into argv; their number. */
+static int split(char *text, char **argv)
 {
-	char *argv[32];
 	int argc = 0;
-	const char *bad, *why;
 
 	for (char *w = strtok(text, ","); w; w = strtok(NULL, ","))
 		argv[argc++] = w;
+	return argc;
+}
+
+static void parse(char *text, struct mb_machine *m)
+{
+	char *argv[32];
+	const char *bad, *why;
+	int argc = split(text, argv);
+
 	assert_int_equal(mb_machine_parse(m, argc, argv, &bad, &why), 0);
 }
 
@@ -99,6 +107,19 @@ static void data(struct mb_windows *w, int cpu, enum mb_mode mode, uint64_t vadd
 	}
 }
 
+/* A block of two instructions at 0x400 entered; its code the first time. */
+static const uint8_t block_len[] = { 3, 1 }, block_code[] = { 0x48, 0x89, 0xe5, 0xc3 };
+static bool block_written;
+
+static void block(int cpu)
+{
+	if (!mb_trace_on(&trace))
+		return;
+	mb_trace_block(&trace, cpu, MB_KERNEL, 0x400, 2, block_len,
+		       block_written ? NULL : block_code);
+	block_written = true;
+}
+
 static void branch(struct mb_windows *w, int cpu, uint64_t pc, bool taken)
 {
 	mb_windows_branch(w, cpu, MB_KERNEL, pc, taken, NULL);
@@ -113,12 +134,11 @@ static void record(const char *path, uint64_t budget)
 	char copy[sizeof(words)], *argv[32];
 	struct mb_windows w;
 	uint64_t insns[NCPUS * MB_MODES] = { 0 }, x = 7;
-	int argc = 0;
+	int argc;
 
 	build(words, &w, read_phys, NULL);
 	strcpy(copy, words);
-	for (char *word = strtok(copy, ","); word; word = strtok(NULL, ","))
-		argv[argc++] = word;
+	argc = split(copy, argv);
 	assert_int_equal(mb_trace_open(&trace, path, NCPUS, argc, argv, budget ? budget : ~0ull),
 			 0);
 	for (int run = 0; run < 2; run++, generation++) {
@@ -132,6 +152,8 @@ static void record(const char *path, uint64_t budget)
 				mark(&w, MB_MARK_TIMED, cpu, insns);
 			if (i % 500 == 499)
 				mark(&w, MB_MARK_NEXT, 0, insns);
+			if (i % 50 == 0)
+				block(cpu);
 			/* every third access follows a pointer the one before loaded */
 			if (i % 3)
 				data(&w, cpu, i % 11 ? MB_KERNEL : MB_USER, 0x7000 + i % 40 * 8, 0,
@@ -192,6 +214,7 @@ static char *recorded(uint64_t budget, struct mb_replay *r)
 
 	generation = 0;
 	stores = 0;
+	block_written = false;
 	record(path, budget);
 	assert_int_equal(mb_replay_load(r, path, &why), 0);
 	return path;
@@ -201,17 +224,30 @@ static void a_replay_counts_what_the_recording_counted(void **state)
 {
 	struct mb_trace_record rec;
 	struct mb_replay r;
-	uint64_t stored = 0;
+	uint64_t stored = 0, blocks = 0, code = 0;
 	enum mb_replay_end end_as;
 	/* ends in the second run, in its timed work */
 	char *path = recorded(4400, &r);
 
 	assert_int_equal(r.ncpus, NCPUS);
 	assert_string_equal(r.words, words);
-	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);)
+	for (size_t at = SIZE_MAX; next_record(&r, &at, &rec);) {
 		stored += rec.type == MB_TRACE_ACCESS && rec.store;
+		blocks += rec.type == MB_TRACE_BLOCK && rec.v[0] == 0x400 && rec.store == 2;
+		/* the block's code, an instruction a record, before its first run */
+		if (rec.type == MB_TRACE_CODE) {
+			assert_int_equal(blocks, 0);
+			assert_int_equal(rec.v[0], 0x400 + code * 3);
+			assert_int_equal(rec.arg2, block_len[code]);
+			assert_memory_equal(&rec.v[1], block_code + code * 3, rec.arg2);
+			code++;
+		}
+	}
 	assert_true(stores > 0);
 	assert_int_equal(stored, stores);
+	assert_int_equal(code, 2);
+	/* one every 50 accesses: 60 in the first run, 28 in the second's first 1,400 */
+	assert_int_equal(blocks, 60 + 28);
 	assert_int_equal(replay(&r, &end_as), 4400);
 	assert_int_equal(end_as, MB_REPLAY_SAME);
 	/* twice: each replay starts from the trace, not from the last one */
