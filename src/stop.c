@@ -12,7 +12,15 @@ void stop_on_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
+	sigset_t both;
+
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a parent may start us with them blocked (scripts/suite holds SIGINT
+	 * while it starts a run); the threads started after inherit this */
+	sigemptyset(&both);
+	sigaddset(&both, SIGINT);
+	sigaddset(&both, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &both, NULL);
 }

@@ -7,7 +7,8 @@
 
 /* The signal that asked to stop, 0 while none has. */
 extern volatile sig_atomic_t stop_requested;
-/* SIGINT and SIGTERM set stop_requested; sleeps are interrupted, not restarted. */
+/* SIGINT and SIGTERM set stop_requested, blocked or not before; sleeps are
+ * interrupted, not restarted. Before any thread starts. */
 void stop_on_signals(void);
 
 #endif

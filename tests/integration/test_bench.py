@@ -546,13 +546,20 @@ def test_no_bpf_objects_left_behind(root, tmp_path):
         assert leaks(before) == [], args
 
 
-def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator):
+@pytest.mark.parametrize("held", [False, True], ids=["", "started-with-sigint-blocked"])
+def test_sigint_keeps_samples_and_cleans_up(root, tmp_path, validator, held):
+    """held: as scripts/suite starts a run, SIGINT blocked (inherited)."""
     path = tmp_path / "out" / "r.json"
     path.parent.mkdir()
     before = bpf_snapshot()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK if held else signal.SIG_UNBLOCK,
+                                  {signal.SIGINT})
     # two samples taken: "Iter   1" printed
-    proc = start_until(["htab-lookup", "-w", "0", "-d", "30", "--json", str(path)], "Iter   1",
-                       stderr=subprocess.PIPE)
+    try:
+        proc = start_until(["htab-lookup", "-w", "0", "-d", "30", "--json", str(path)],
+                           "Iter   1", stderr=subprocess.PIPE)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     out = proc.seen + out

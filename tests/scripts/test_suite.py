@@ -226,3 +226,42 @@ def test_ctrl_c_while_a_run_starts_is_an_interruption(tmp_path, monkeypatch):
     label = tmp_path / "quick"
     status = suite_command.main(["run", "quick", "--label", str(label), "--runs", "1"])
     assert status == 130
+
+
+FAKE_BENCH = """#!/usr/bin/python3
+import signal, sys, time
+def stop(*_):
+    open(sys.argv[sys.argv.index("--json") + 1] + ".stopped", "w").close()
+    sys.exit(130)
+signal.signal(signal.SIGINT, stop)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # as ./bench does
+time.sleep(30)
+"""
+
+
+def test_ctrl_c_while_popen_returns_stops_the_run_it_started(tmp_path, monkeypatch):
+    """Seen under load: SIGINT landed after the fork, before Popen returned;
+    the bench, in its own session, ran on unseen and wrote its result after
+    suite had exited, so a resumed suite kept a run it had not counted."""
+    bench = tmp_path / "bench"
+    bench.write_text(FAKE_BENCH)
+    bench.chmod(0o755)
+    real = suite_command.subprocess.Popen
+
+    def started_then_interrupted(*args, **kw):
+        child = real(*args, **kw)
+        signal.raise_signal(signal.SIGINT)
+        return child
+    monkeypatch.setattr(suite_command.subprocess, "Popen", started_then_interrupted)
+    path = tmp_path / "r" / "run-1.json"
+    t0 = time.monotonic()
+    # SIGINT as a terminal's Ctrl-C delivers it (a background job's tests start with it ignored)
+    launched_with = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(suite_command.Interrupted):
+            suite_command.run_once(["noop"], path, "x", 1, 0, 1, bench=bench)
+    finally:
+        signal.signal(signal.SIGINT, launched_with)
+    # the run was stopped, and waited for
+    assert (tmp_path / "r" / "run-1.json.stopped").exists()
+    assert time.monotonic() - t0 < 20

@@ -263,13 +263,20 @@ def run_once(argv, path, label, rnd, warmup, duration, bench=BENCH):
     Ctrl-C (after the bench has written what it had)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     proc = None
+    # SIGINT held while the bench starts: a Ctrl-C then comes once Popen has
+    # returned it, to be stopped, not left running in its own session
+    # (./bench unblocks SIGINT for itself)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        proc = subprocess.Popen(bench_argv(argv, label, rnd, path, warmup, duration, bench),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        try:
+            proc = subprocess.Popen(bench_argv(argv, label, rnd, path, warmup, duration, bench),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         _, err = proc.communicate()
     except KeyboardInterrupt:
-        # Ctrl-C while the run starts leaves no proc: nothing to stop
+        # no proc: Ctrl-C came before the bench existed, nothing to stop
         if proc:
             os.killpg(proc.pid, signal.SIGINT)
             proc.communicate()
