@@ -298,8 +298,8 @@ static void watch_branches(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n,
 }
 
 /* A translated block's code, for a trace: written the first time the block
- * runs in a window. One per translation, kept for the plugin's life (a
- * recording boot's only). */
+ * runs in a window (written: done, or none to write). One per translation,
+ * kept for the plugin's life (a recording boot's only). */
 struct traced_block {
 	uint64_t vaddr;
 	unsigned int n;
@@ -318,26 +318,28 @@ static void on_traced_block(unsigned int vcpu, void *udata)
 	b->written = true;
 }
 
-/* Record the block's runs; its code from QEMU's copy of it. */
+/* Record the block's runs; its code from QEMU's copy of it. A block whose
+ * code QEMU cannot give has its runs recorded and no code: the reader skips
+ * it and counts it. */
 static void trace_block(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n)
 {
-	struct traced_block *b = calloc(1, sizeof(*b));
-	size_t at = 0;
+	struct traced_block *b = malloc(sizeof(*b));
+	uint8_t *len = malloc(n), *code = malloc(n * MB_TRACE_INSN_MAX);
+	bool readable = true;
 
-	if (!b || !(b->len = malloc(n)) || !(b->code = malloc(n * MB_TRACE_INSN_MAX))) {
+	if (!b || !len || !code) {
 		qemu_plugin_outs("mapbench-model: out of memory\n");
 		abort();
 	}
-	*b = (struct traced_block){ vaddr, n, false, b->len, b->code };
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, at = 0; i < n && readable; at += len[i++]) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		size_t len = qemu_plugin_insn_size(insn);
+		size_t size = qemu_plugin_insn_size(insn);
 
-		if (len > MB_TRACE_INSN_MAX || qemu_plugin_insn_data(insn, b->code + at, len) != len)
-			len = 0;	/* not x86 code as we know it: a block the reader cannot decode */
-		b->len[i] = len;
-		at += len;
+		readable = size <= MB_TRACE_INSN_MAX &&
+			   qemu_plugin_insn_data(insn, code + at, size) == size;
+		len[i] = size;
 	}
+	*b = (struct traced_block){ vaddr, n, !readable, len, code };
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_traced_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 

@@ -10,8 +10,9 @@
  * the page-table reads of their walks come first), branches, markers
  * (followed by every vCPU's instruction counters), page-table roots and
  * page-table reads; in the windows also the blocks of instructions entered,
- * each block's code the first time it runs. When the budget of accesses is spent, an end record and
- * the counts of the window then open, as text (mb_counts_write), close it. */
+ * each block's code before its first run. When the budget of accesses is
+ * spent, an end record and the counts of the window then open, as text
+ * (mb_counts_write), close it. */
 #ifndef MAPBENCH_TRACE_H
 #define MAPBENCH_TRACE_H
 #include <stdbool.h>
