@@ -302,6 +302,7 @@ static void watch_branches(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n,
  * kept for the plugin's life (a recording boot's only). */
 struct traced_block {
 	uint64_t vaddr;
+	enum mb_mode mode;
 	unsigned int n;
 	bool written;
 	uint8_t *len, *code;
@@ -313,7 +314,7 @@ static void on_traced_block(unsigned int vcpu, void *udata)
 
 	if (!windows.open || !mb_trace_on(&trace))
 		return;
-	mb_trace_block(&trace, vcpu, mode_of(b->vaddr), b->vaddr, b->n, b->len,
+	mb_trace_block(&trace, vcpu, b->mode, b->vaddr, b->n, b->len,
 		       b->written ? NULL : b->code);
 	b->written = true;
 }
@@ -321,7 +322,7 @@ static void on_traced_block(unsigned int vcpu, void *udata)
 /* Record the block's runs; its code from QEMU's copy of it. A block whose
  * code QEMU cannot give has its runs recorded and no code: the reader skips
  * it and counts it. */
-static void trace_block(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n)
+static void trace_block(struct qemu_plugin_tb *tb, uint64_t vaddr, enum mb_mode mode, size_t n)
 {
 	struct traced_block *b = malloc(sizeof(*b));
 	uint8_t *len = malloc(n), *code = malloc(n * MB_TRACE_INSN_MAX);
@@ -339,7 +340,7 @@ static void trace_block(struct qemu_plugin_tb *tb, uint64_t vaddr, size_t n)
 			   qemu_plugin_insn_data(insn, code + at, size) == size;
 		len[i] = size;
 	}
-	*b = (struct traced_block){ vaddr, n, !readable, len, code };
+	*b = (struct traced_block){ vaddr, mode, n, !readable, len, code };
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_traced_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
@@ -358,7 +359,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (windows.branch && n)
 		watch_branches(tb, vaddr, n, site);
 	if (mb_trace_on(&trace) && n)
-		trace_block(tb, vaddr, n);
+		trace_block(tb, vaddr, mode, n);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint8_t bytes[MB_MARK_BPF_LEN];

@@ -12,6 +12,7 @@ one cycle each, so they are given to it as the stack engine leaves them
 import re
 import shutil
 import subprocess
+from collections import Counter
 from dataclasses import dataclass
 
 # the scheduling model of each named machine's core (cachemodel.BASE)
@@ -118,8 +119,5 @@ def cycles(encodings, stream, mcpu):
     total = re.search(r"^Total Cycles:\s+(\d+)", out, re.M)
     if not total:
         raise Unsupported(f"{t.mca} printed no total cycles")
-    counts = {}
-    for i in stream:
-        if asm[i] in skip:
-            counts[asm[i]] = counts.get(asm[i], 0) + 1
-    return Core(float(total.group(1)), len(stream), counts)
+    return Core(float(total.group(1)), len(stream),
+                dict(Counter(asm[i] for i in stream if asm[i] in skip)))

@@ -53,9 +53,9 @@ def read(path, limit=None):
         if timed:
             accesses = np.flatnonzero(body["type"] == ACCESS)
             if limit is not None and len(accesses) > limit - taken:
-                body = body[:accesses[limit - taken]]
+                body, accesses = body[:accesses[limit - taken]], accesses[:limit - taken]
             segment.append(body[(body["type"] == ACCESS) | (body["type"] == BLOCK)])
-            taken += np.count_nonzero(body["type"] == ACCESS)
+            taken += len(accesses)
         if last == len(chunk) or chunk[last]["type"] == END:
             break
         if chunk[last]["arg"] in (TIMED, UNTIMED):
@@ -63,9 +63,10 @@ def read(path, limit=None):
             segment, timed = [], chunk[last]["arg"] == TIMED
         at += (last + 1) * RECORD.itemsize + marks
     segments = [np.concatenate(s) for s in segments + [segment] if s]
-    segments = [s for s in segments if np.any(s["type"] == ACCESS)]
-    return Trace(ncpus, words, [s[s["type"] == ACCESS] for s in segments],
-                 [s[s["type"] == BLOCK] for s in segments], code_of(np.concatenate(code)))
+    segments = [(s[s["type"] == ACCESS], s[s["type"] == BLOCK]) for s in segments]
+    segments = [(a, b) for a, b in segments if len(a)]
+    return Trace(ncpus, words, [a for a, _ in segments], [b for _, b in segments],
+                 code_of(np.concatenate(code)))
 
 
 def code_of(records):

@@ -67,12 +67,12 @@ def run_of(path):
     return per_op, machine
 
 
-def core(t, args, per_op, machine):
-    """The core's bound, a line."""
+def core(t, instructions, per_op, machine):
+    """The core's bound over the first instructions of t, a line."""
     name = machine["name"].split(":")[0]
     if name not in mca.MCPU:
         return f"core bound: unsupported: no scheduling model named for machine {name}"
-    encodings, stream, missing = trace.executed(t, args.instructions)
+    encodings, stream, missing = trace.executed(t, instructions)
     if not stream:
         return ("core bound: unsupported: the trace has no code (recorded before "
                 "vmrun --model-trace kept it)")
@@ -116,4 +116,4 @@ def main(argv=None):
                        for lat in args.latency or (4, 14, 30, 50))
     print(f"dataflow bound, cycles an op (IPC {ipc:g}, {rob}-instruction window): issue "
           f"{trace.issue_cycles(t, ipc) / ops:.1f}; {bounds}")
-    print(core(t, args, per_op, machine))
+    print(core(t, args.instructions, per_op, machine))
