@@ -11,7 +11,6 @@ static void on_signal(int sig)
 void stop_on_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-
 	sigset_t both;
 
 	sigemptyset(&sa.sa_mask);
