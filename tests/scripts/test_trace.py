@@ -60,7 +60,11 @@ def write(path, *records):
     return path
 
 
-def test_only_timed_work_is_read_and_markers_skip_their_counters(tmp_path):
+@pytest.mark.parametrize("first_view", [1, trace.FIRST_VIEW])
+def test_only_timed_work_is_read_and_markers_skip_their_counters(tmp_path, monkeypatch,
+                                                                 first_view):
+    """first_view 1: the views that look for each marker grow to reach it."""
+    monkeypatch.setattr(trace, "FIRST_VIEW", first_view)
     t = trace.read(write(tmp_path / "t",
                          mark(1), access(DATA, 1),                     # run begins: not timed
                          mark(trace.TIMED), access(DATA + 8, 2), access(DATA + 16, 3),
