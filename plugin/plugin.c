@@ -115,6 +115,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 static void on_mark(unsigned int vcpu, void *udata)
 {
 	enum mb_mark mark = (enum mb_mark)(uintptr_t)udata;
+	bool open;
 
 	if (windows.mmu && cr3 && g_byte_array_set_size(scratch, 0) &&
 	    qemu_plugin_read_register(cr3, scratch) >= 8) {
@@ -127,7 +128,10 @@ static void on_mark(unsigned int vcpu, void *udata)
 			insns_now[cpu * MB_MODES + m] = qemu_plugin_u64_get(insn_entry(m), cpu);
 	if (mb_trace_on(&trace))
 		mb_trace_mark(&trace, mark, vcpu, insns_now);
+	open = windows.open;
 	mb_windows_mark(&windows, mark, vcpu, insns_now);
+	if (profiling)
+		mb_profile_mark(&sites, &windows, mark, open);
 }
 
 /* What an access loaded or stored (its low 64 bits), and the vCPU's
@@ -436,7 +440,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	insns_now = calloc((size_t)ncpus * MB_MODES, sizeof(*insns_now));
 	if (!insns_now || mb_profile_init(&sites))
 		return fail("memory", "out of memory");
-	windows.profile = profiling ? &sites : NULL;
 	if (windows.branch)
 		pending_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
 	scratch = g_byte_array_new();

@@ -67,3 +67,12 @@ void mb_profile_write(const struct mb_profile *p, const struct mb_windows *w, un
 		}
 	fflush(w->out);
 }
+
+void mb_profile_mark(struct mb_profile *p, const struct mb_windows *w, enum mb_mark mark,
+		     bool open)
+{
+	if (mark == MB_MARK_BEGIN || (open && mark == MB_MARK_MEASURED))
+		mb_profile_reset(p);
+	else if (open && mark == MB_MARK_END)
+		mb_profile_write(p, w, w->run);
+}

@@ -26,5 +26,10 @@ struct mb_site *mb_profile_site(struct mb_profile *p, uint64_t vaddr, unsigned i
 void mb_profile_reset(struct mb_profile *p);
 /* One line per site that counted anything, to w's output, with w's counts. */
 void mb_profile_write(const struct mb_profile *p, const struct mb_windows *w, unsigned int run);
+/* A marker, after w has taken it; open: whether a window was open before
+ * it. A run's sites count from its start, then from its measured samples
+ * on, and are written when its last window closes. */
+void mb_profile_mark(struct mb_profile *p, const struct mb_windows *w, enum mb_mark mark,
+		     bool open);
 
 #endif

@@ -2,7 +2,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "profile.h"
 #include "windows.h"
 
 const char *const mb_mode_names[MB_MODES] = { "kernel", "user" };
@@ -284,8 +283,6 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, int cpu, const uin
 			mb_prefetch_flush(w->prefetch);
 		if (w->branch)
 			mb_branch_flush(w->branch);
-		if (w->profile)
-			mb_profile_reset(w->profile);
 		window_open(w, insns);
 		break;
 	case MB_MARK_NEXT:
@@ -293,10 +290,6 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, int cpu, const uin
 			return;
 		window_close(w, insns);
 		window_open(w, insns);
-		break;
-	case MB_MARK_MEASURED:
-		if (w->open && w->profile)
-			mb_profile_reset(w->profile);
 		break;
 	case MB_MARK_TIMED:
 		if (!w->open || w->timed[cpu])
@@ -314,8 +307,6 @@ void mb_windows_mark(struct mb_windows *w, enum mb_mark mark, int cpu, const uin
 		if (!w->open)
 			return;
 		window_close(w, insns);
-		if (w->profile)
-			mb_profile_write(w->profile, w, w->run);
 		break;
 	default:
 		break;

@@ -49,15 +49,12 @@ struct mb_access {
 	const void *ctx;
 };
 
-struct mb_profile;
-
 struct mb_windows {
 	struct mb_cache *cache;
 	struct mb_mmu *mmu;		/* TLBs, or NULL */
 	struct mb_overlap *overlap;	/* overlapping misses, or NULL */
 	struct mb_prefetch *prefetch;	/* prefetchers, or NULL */
 	struct mb_branch *branch;	/* branch prediction, or NULL */
-	struct mb_profile *profile;	/* --profile, or NULL */
 	FILE *out;
 	int ncpus;
 	bool open;		/* between BEGIN and END: the cache is simulated */

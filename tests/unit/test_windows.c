@@ -182,6 +182,16 @@ static void a_run_starts_cold_and_a_killed_run_leaves_no_window(void **state)
 	free(t.text);
 }
 
+/* A marker as the plugin gives it: to the windows, then to the profile. */
+static void mark_profiled(struct mb_windows *w, struct mb_profile *p, enum mb_mark mark,
+			  const uint64_t *insns)
+{
+	bool open = w->open;
+
+	mb_windows_mark(w, mark, 0, insns);
+	mb_profile_mark(p, w, mark, open);
+}
+
 static void the_profile_counts_the_measured_samples_per_site(void **state)
 {
 	struct trace t;
@@ -191,20 +201,19 @@ static void the_profile_counts_the_measured_samples_per_site(void **state)
 
 	trace_start(&t, 1);
 	assert_int_equal(mb_profile_init(&p), 0);
-	t.w.profile = &p;
 	lookup = mb_profile_site(&p, 0xffffffff81200000ull, 12);
 	other = mb_profile_site(&p, 0xffffffff81300000ull, 3);
 	assert_ptr_equal(mb_profile_site(&p, 0xffffffff81200000ull, 12), lookup);
 	assert_ptr_not_equal(mb_profile_site(&p, 0xffffffff81200000ull, 5), lookup);
-	mb_windows_mark(&t.w, MB_MARK_BEGIN, 0, insns);
+	mark_profiled(&t.w, &p, MB_MARK_BEGIN, insns);
 	lookup->counts.insns += 12;				/* warmup: forgotten */
 	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);
-	mb_windows_mark(&t.w, MB_MARK_NEXT, 0, insns);
-	mb_windows_mark(&t.w, MB_MARK_MEASURED, 0, insns);
+	mark_profiled(&t.w, &p, MB_MARK_NEXT, insns);
+	mark_profiled(&t.w, &p, MB_MARK_MEASURED, insns);
 	lookup->counts.insns += 24;
 	access(&t.w, 0, MB_KERNEL, 0, 8, &lookup->counts);	/* warm: L1 */
 	access(&t.w, 0, MB_KERNEL, 4 * LINE, 8, &other->counts);
-	mb_windows_mark(&t.w, MB_MARK_END, 0, insns);
+	mark_profiled(&t.w, &p, MB_MARK_END, insns);
 	assert_non_null(strstr(trace_end(&t),
 		"site run=1 vaddr=0xffffffff81200000 insns=24 accesses=1 l1d_misses=0 "
 		"l2_misses=0 llc_misses=0\n"));
