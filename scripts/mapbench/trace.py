@@ -158,24 +158,28 @@ def executed(trace, instructions):
     """The timed work's first instructions as they ran, up to the given
     number: (their encodings, distinct; the stream, indexes into them;
     blocks whose code the trace does not have, skipped)."""
-    encodings, index, stream, missing = [], {}, [], 0
+    index, stream, missing = {}, [], 0
+    known = {}      # (vaddr, n): the block's instructions as indexes, None without its code
     for blocks in trace.blocks:
-        for vaddr, n in zip(blocks["v"][:, 0].tolist(), blocks["store"].tolist()):
-            at, block = vaddr, []
-            for _ in range(n):
-                code = trace.code.get(at)
-                if code is None:
-                    break
-                block.append(code)
-                at += len(code)
-            if len(block) < n:
+        for block in zip(blocks["v"][:, 0].tolist(), blocks["store"].tolist()):
+            if block not in known:
+                code = block_code(trace.code, *block)
+                known[block] = code and [index.setdefault(c, len(index)) for c in code]
+            if known[block] is None:
                 missing += 1
                 continue
-            for code in block:
-                if code not in index:
-                    index[code] = len(encodings)
-                    encodings.append(code)
-                stream.append(index[code])
+            stream.extend(known[block])
             if len(stream) >= instructions:
-                return encodings, stream[:instructions], missing
-    return encodings, stream, missing
+                return list(index), stream[:instructions], missing
+    return list(index), stream, missing
+
+
+def block_code(code, vaddr, n):
+    """The encodings of the n instructions from vaddr on; None if code lacks one."""
+    out = []
+    for _ in range(n):
+        if vaddr not in code:
+            return None
+        out.append(code[vaddr])
+        vaddr += len(out[-1])
+    return out
