@@ -84,16 +84,38 @@ def _finite(x):
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
+def on_other_clock(db, runs, clock):
+    """(configuration, clock) of a configuration of runs that the history
+    holds on another clock, or None."""
+    keys = {(r.benchmark, json.dumps(r.params, sort_keys=True)) for r in runs}
+    held = db.execute(sa.select(RUNS.c.benchmark, RUNS.c.params, SETS.c.clock).distinct()
+                      .join(SETS, RUNS.c.set_id == SETS.c.id).where(SETS.c.clock != clock))
+    return next(((model.Configuration(b, p), other) for b, p, other in held if (b, p) in keys),
+                None)
+
+
 def add(engine, runs, label, commit, branch=None, time=None):
     """Store a loaded set (results.load_path) as one entry of the history, in
-    one transaction; its id."""
+    one transaction; its id. A set of runs on two clocks, or one whose
+    configurations the history holds on another clock, is refused: a series
+    is of one clock, and a gate across clocks could never judge."""
+    clock = model.clock_of_runs(runs)
+    if clock == "mixed":
+        raise HistoryError(f"{label}: its runs are on more than one clock "
+                           f"({', '.join(sorted({model.clock_of(r.env) for r in runs}))}); "
+                           "add each clock's runs as a set of its own")
     now = datetime.datetime.now(datetime.timezone.utc)
     env = runs[0].env if runs else {}
     row = {"label": label, "kernel_commit": commit, "branch": branch, "time": time or now,
-           "added": now, "clock": model.clock_of_runs(runs),
+           "added": now, "clock": clock,
            "kernel_release": env.get("kernel_release"), "cpu_model": env.get("cpu_model"),
            "machine": env.get("hostname") or env.get("host")}
     with engine.begin() as db:
+        if (found := on_other_clock(db, runs, clock)):
+            key, other = found
+            raise HistoryError(f"{label}: {results.label(key, set(key.params))} is on the {other} "
+                               f"clock in the history and on the {clock} clock here; a series is "
+                               "of one clock: keep this set's history in another store (--db)")
         set_id = db.execute(sa.insert(SETS).values(**row)).inserted_primary_key[0]
         db.execute(sa.insert(RUNS), [{
             "set_id": set_id, "source": r.source, "benchmark": r.benchmark,
@@ -209,6 +231,12 @@ def segments(one, points):
     """[(first index, end index)] of the stable segments between change points."""
     bounds = [0] + [c.index for c in points] + [len(one.values)]
     return list(zip(bounds[:-1], bounds[1:]))
+
+
+def sides(one, points):
+    """[(values before, values after)] of each change point: its two segments."""
+    spans = segments(one, points)
+    return [(one.values[lo:mid], one.values[mid:hi]) for (lo, mid), (_, hi) in zip(spans, spans[1:])]
 
 
 def change_points(one):

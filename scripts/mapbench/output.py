@@ -43,6 +43,24 @@ def power_sentence(comps, test, alpha, power, target):
             f"{target:g}%.")
 
 
+def ci_heading(comps):
+    """"98% CI": the confidence of the rows' intervals ("CI" where they differ)."""
+    levels = {c.ci_level for c in comps}
+    return f"{levels.pop() * 100:g}% CI" if len(levels) == 1 else "CI"
+
+
+def estimate_note(comps, means_too=True):
+    """"Delta: the ratio of 20%-trimmed means, ...": what the rows' deltas and
+    intervals estimate (the test's own estimate); None where they are the
+    ratio of the means shown and means_too is False."""
+    said = sorted({c.estimate for c in comps})
+    if not said or (said == ["ratio of means"] and not means_too):
+        return None
+    return (f"Delta and its interval: the {' or the '.join(said)} (the estimate of the test that "
+            "judged" + (", not the ratio of the means shown)" if said != ["ratio of means"]
+                        else ")"))
+
+
 def report_outliers(runs, metric):
     for r, why in outliers(runs, metric):
         print(f"note: outlier run {r.source}: {why}")
@@ -78,8 +96,8 @@ def comparison_json(c, min_runs=None):
     return {"benchmark": c.key.benchmark, "params": c.key.params, "metric": c.metric,
             "unit": c.unit, "direction": better(c.direction), "before": side(c.a),
             "after": side(c.b), "delta_pct": finite(c.delta_pct),
-            "ci": [finite(x) for x in (c.ci_low, c.ci_high)],
-            "ci_reliable": min_runs is None or not too_few(c, min_runs),
+            "estimate": c.estimate, "ci": [finite(x) for x in (c.ci_low, c.ci_high)],
+            "ci_level": c.ci_level, "ci_reliable": min_runs is None or not too_few(c, min_runs),
             "p_holm": finite(c.p_adj), "mde_pct": finite(c.mde), "verdict": c.verdict,
             "result": c.result}
 

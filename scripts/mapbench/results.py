@@ -8,6 +8,7 @@ configuration form a group; groups of two sets are matched on it.
 """
 import json
 import math
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -43,10 +44,50 @@ def runs_of_document(doc, source):
         raise InputError(f"{source}: schema_version {json.dumps(version)} is not supported "
                          f"(this mapbench reads the numbers {', '.join(map(str, SCHEMA_VERSIONS))}); "
                          "rerun ./bench to rewrite it")
+    check_fields(doc, source)
     try:
         return _runs_of(upgrade(doc, source), source)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise InputError(f"{source}: malformed mapbench result ({type(e).__name__}: {e})") from e
+    except KeyError as e:
+        raise InputError(f"{source}: malformed mapbench result (no field {e})") from e
+    except (TypeError, ValueError, AttributeError) as e:
+        raise InputError(f"{source}: malformed mapbench result (a field of the wrong type: "
+                         f"{e})") from e
+
+
+# The fields every result is read by: (path, type, what it must be), and
+# those only a completed run's throughput (samples) or memory document has.
+# A field may be absent only where its path says "?".
+FIELDS = (("benchmark", str, "a string"), ("status", str, "a string"),
+          ("params", dict, "an object"), ("environment?", dict, "an object"),
+          ("environment.vm?", (dict, type(None)), "an object or null"))
+COMPLETE_FIELDS = {"samples": (("samples", list, "a list"), ("summary", dict, "an object"),
+                               ("summary.figure", dict, "an object"),
+                               ("summary.figure.unit", str, "a string"),
+                               ("summary.figure.name", str, "a string")),
+                   "memory": (("memory.rows", list, "a list"),)}
+
+
+def check_fields(doc, source):
+    """Refuse, in one line naming the field and the file, a result whose
+    fields the analysis reads are missing or of another type."""
+    fields = FIELDS
+    if doc.get("status") == "complete":
+        fields += COMPLETE_FIELDS["memory" if "memory" in doc else "samples"]
+    for path, kind, what in fields:
+        optional = path.endswith("?")
+        path = path.rstrip("?")
+        value = doc
+        for part in path.split("."):
+            if not isinstance(value, dict) or part not in value:
+                if optional:
+                    break
+                raise InputError(f"{source}: no \"{path}\" field: not a complete mapbench "
+                                 "result; rerun ./bench to rewrite it")
+            value = value[part]
+        else:
+            if not isinstance(value, kind):
+                raise InputError(f"{source}: \"{path}\" is {json.dumps(value)}, not {what}; "
+                                 "rerun ./bench to rewrite it")
 
 
 def upgrade(doc, source):
@@ -69,7 +110,7 @@ def _runs_of(doc, source):
     env = doc.get("environment", {})
     params = {k: v for k, v in doc["params"].items()
               if not (k in FALSE_AS_ABSENT and v is False)}
-    if env.get("vm", {}).get("warmup"):
+    if (env.get("vm") or {}).get("warmup"):
         return [Skipped(source, doc["benchmark"], params, "warmup run (the first of its boot)")]
     if doc["status"] != "complete":
         reason = f" ({doc['reason']})" if doc.get("reason") else ""
@@ -210,11 +251,16 @@ def load_path(path, pool_boots=True):
     if not p.exists():
         raise InputError(f"{path}: no such file or folder")
     files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]
-    found = []
+    # a link to nothing is left out, and said so as every file left out is
+    found = [Skipped(str(q), "", {}, f"a link to {os.readlink(q)}, which does not exist")
+             for q in (sorted(p.rglob("*")) if p.is_dir() else []) if q.is_symlink() and not q.exists()]
     for f in files:
         if f.name.endswith((".png", ".svg")) or ".tmp." in f.name:
             continue
-        text = f.read_text(errors="replace")
+        try:
+            text = f.read_text(errors="replace")
+        except OSError as e:
+            raise InputError(f"{f}: cannot be read ({e.strerror}); check its permissions") from e
         if f.suffix == ".json":
             try:
                 doc = json.loads(text)
@@ -257,11 +303,19 @@ def check_figures(run):
 
 
 def boot_of(env):
-    """Which guest boot a run came from, or None for a host run. Guests
+    """Which guest boot a run came from, or None for a host run (or a guest
+    run that names no boot: then each run is its own sample). Guests
     booted under icount repeat their boot_id (the same RNG state, the same
-    RTC), so vmrun's own id of the boot comes first."""
+    RTC), so vmrun's own id of the boot comes first, and without it (results
+    of hand or of an older vmrun) the boot's number of its kernel image."""
     vm = env.get("vm")
-    return vm and (vm.get("boot_uid") or env.get("boot_id"))
+    if not vm:
+        return None
+    if vm.get("boot_uid"):
+        return vm["boot_uid"]
+    if env.get("boot_id"):
+        return (env["boot_id"], vm.get("kernel_image"), vm.get("boot"))
+    return None
 
 
 def per_boot(runs):
@@ -305,6 +359,15 @@ def check_one_set(runs, path):
         if len(values) > 1:
             raise InputError(f"{path}: its runs differ in {f} ({', '.join(values)}); "
                              "put each in a folder of its own")
+    first = {}
+    for r in runs:
+        for metric in r.metrics:
+            other = first.setdefault((r.key(), metric), r)
+            if other.unit(metric) != r.unit(metric):
+                raise InputError(f"{path}: {r.benchmark}'s {metric} is in {other.unit(metric)} in "
+                                 f"{other.source} and in {r.unit(metric)} in {r.source}; the runs "
+                                 "of one configuration must share a unit: put each in a folder "
+                                 "of its own")
 
 
 def groups(runs, metric, ignore=()):

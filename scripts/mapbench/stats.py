@@ -30,15 +30,28 @@ class Comparison:
     mde: float = math.nan          # minimum detectable effect, % (mde_pct)
     direction: int = +1            # +1 higher is better, -1 lower
     unit: str = ""
+    estimate: str = "ratio of means"   # what delta_pct and its interval estimate (the test's own)
+    ci_level: float = 0.95         # the confidence of [ci_low, ci_high]
 
     def good(self):
         """Delta signed so that positive is better."""
         return self.delta_pct * self.direction
 
 
+def scaled(a, b):
+    """a and b divided by a's mean magnitude (b's where a's is 0). Every
+    statistic here is free of scale; figures of 1e-300 would lose their
+    spread to underflow (their squares are 0) and large ones their squares
+    to overflow, so all are computed on numbers near 1."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    scale = next((abs(v.mean()) for v in (a, b) if len(v) and v.mean()), 1.0)
+    return a / scale, b / scale
+
+
 def _log_ratio(a, b):
     """log(mean(b) / mean(a)), and the delta method's variance of it by side:
     [(var(side) / (n mean^2), n - 1)] for each side of two runs or more."""
+    a, b = scaled(a, b)
     parts = [(side.var(ddof=1) / (len(side) * side.mean() ** 2), len(side) - 1)
              for side in (a, b) if len(side) > 1]
     return math.log(b.mean() / a.mean()), parts
@@ -59,7 +72,7 @@ def ratio_ci(a, b, level=0.95):
     ratio at Welch's degrees of freedom. (A percentile bootstrap, used until
     December 2026, held the truth in 69% of simulated A/As of two runs a
     side, 84% of three, 87% of five: too few runs to resample.)"""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = scaled(a, b)
     if len(a) < 2 or len(b) < 2 or a.mean() <= 0 or b.mean() <= 0:
         return math.nan, math.nan
     center, parts = _log_ratio(a, b)
@@ -152,6 +165,27 @@ class TwoSample:
         df = (ea + eb) ** 2 / (ea ** 2 / (na - 1) + eb ** 2 / (nb - 1))
         return _t_mde(math.sqrt(ea + eb), df, level, power)
 
+    # What interval() estimates: a t test's change is of the means.
+    estimate_words = "ratio of means"
+
+    def interval(self, a, b, level):
+        """(change %, low %, high %): the test's own estimate of the change
+        and its interval at confidence level (ratio_ci for the means)."""
+        return (b.mean() / a.mean() - 1) * 100, *ratio_ci(a, b, level)
+
+    def half_width_at(self, a, b, n, level):
+        """The half-width (in %) of interval() with n runs a side of these
+        spreads: the interval of two sets of n evenly spaced normal scores
+        with each set's mean and sd."""
+        _, low, high = self.interval(_like(a, n), _like(b, n), level)
+        return (high - low) / 2
+
+
+def _like(v, n):
+    """n runs with v's mean and sd, at evenly spaced normal scores."""
+    z = stats.norm.ppf((np.arange(n) + 0.5) / n)
+    return v.mean() + np.std(v, ddof=1) * (z - z.mean()) / z.std(ddof=1)
+
 
 def _t_bar(err_a, err_b, df_a, df_b, level):
     """Welch's bar per trial: the critical t at its Welch-Satterthwaite
@@ -206,6 +240,19 @@ class Yuen(TwoSample):
     def large_sample_mde(self, sd_a, sd_b, na, nb, level, power):
         # trimmed means of Gaussian runs: about 1.06 times the mean's standard error
         return 1.06 * super().large_sample_mde(sd_a, sd_b, na, nb, level, power)
+
+    estimate_words = "ratio of 20%-trimmed means"
+
+    def interval(self, a, b, level):
+        """Yuen's: the trimmed means' difference, Welch's t on Yuen's
+        standard errors at their degrees of freedom, in % of a's trimmed mean."""
+        (ma, ea, ha), (mb, eb, hb) = (_trimmed(v[None, :]) for v in (a, b))
+        ma, mb = float(ma[0]), float(mb[0])
+        if ma <= 0:
+            return math.nan, math.nan, math.nan
+        half = _t_half_width([(float(ea[0]), ha - 1), (float(eb[0]), hb - 1)], level)
+        gap = mb - ma
+        return gap / ma * 100, (gap - half) / ma * 100, (gap + half) / ma * 100
 
 
 @functools.lru_cache(maxsize=None)
@@ -264,6 +311,34 @@ class MannWhitney(TwoSample):
         # its efficiency against the t test on Gaussian runs is 3/pi
         return super().large_sample_mde(sd_a, sd_b, na, nb, level, power) / math.sqrt(3 / math.pi)
 
+    estimate_words = "Hodges-Lehmann shift"
+
+    def interval(self, a, b, level):
+        """The Hodges-Lehmann shift (the median of every after - before
+        difference) and the rank test's own interval of it (Moses': the
+        differences whose rank U's null distribution puts at its tails),
+        in % of a's median. Infinite where the test could not reject any
+        shift at that level (too few runs)."""
+        center = float(np.median(a))
+        if center <= 0:
+            return math.nan, math.nan, math.nan
+        diffs = np.sort((b[None, :] - a[:, None]).ravel())
+        shift = float(np.median(diffs)) / center * 100
+        c = _rank_bound(len(a), len(b), 1 - level)
+        if c < 1:
+            return shift, -math.inf, math.inf
+        return shift, diffs[c - 1] / center * 100, diffs[len(diffs) - c] / center * 100
+
+
+def _rank_bound(na, nb, gamma):
+    """How many of the na x nb differences at each end lie outside a rank
+    interval of confidence 1 - gamma: the most c with P(U < c) <= gamma / 2
+    (exact, or the normal approximation past EXACT_U_RUNS runs a side)."""
+    if max(na, nb) <= EXACT_U_RUNS:
+        return int(np.sum(np.cumsum(_u_null(na, nb)) <= gamma / 2 * (1 + 1e-9)))
+    sigma = math.sqrt(na * nb * (na + nb + 1) / 12)
+    return max(0, int(math.floor(na * nb / 2 - stats.norm.ppf(1 - gamma / 2) * sigma)))
+
 
 # Draws of the range rule's null distribution (fewer for many runs, to bound memory).
 NULL_DRAWS = 200000
@@ -311,6 +386,17 @@ class Range(TwoSample):
         # p <= level where the gap is past the null's (1 - level) quantile
         return y.mean(axis=1) - x.mean(axis=1), range_critical(x.shape[1], y.shape[1], level) * spread
 
+    def interval(self, a, b, level):
+        """The gap of the means, give or take the critical number of the
+        larger range (the rule inverted: a shift of the after set by the gap
+        does not change the ranges), in % of a's mean."""
+        mean = a.mean()
+        if mean <= 0:
+            return math.nan, math.nan, math.nan
+        gap = b.mean() - mean
+        half = range_critical(len(a), len(b), 1 - level) * max(np.ptp(a), np.ptp(b))
+        return gap / mean * 100, (gap - half) / mean * 100, (gap + half) / mean * 100
+
 
 def range_critical(na, nb, level):
     """How many times the larger range the gap must be to reach level."""
@@ -335,11 +421,44 @@ class Paired:
         k = n or len(r)
         return _t_mde(np.std(r, ddof=1) / math.sqrt(k), k - 1, level, power) * 100
 
+    estimate_words = "mean of the rounds' ratios"
+
+    def interval(self, a, b, level):
+        """The mean of the rounds' relative differences and its t interval."""
+        r = (b / a - 1) * 100
+        return r.mean(), *(r.mean() + np.array([-1, 1]) * self.half(r, len(r), level))
+
+    def half_width_at(self, a, b, n, level):
+        return self.half(b / a - 1, n, level) * 100
+
+    @staticmethod
+    def half(r, n, level):
+        """The t interval's half-width of n differences of r's sd."""
+        return stats.t.ppf(0.5 + level / 2, n - 1) * np.std(r, ddof=1) / math.sqrt(n)
+
 
 TESTS = {t.name: t for t in (Welch(), Yuen(), MannWhitney(), Range(), Paired())}
 
 
+def estimate(test, a, b, level):
+    """(change %, low %, high %) of the test that judges a and b: its own
+    estimate of the change (the means' ratio for Welch's t and the range
+    rule, the trimmed means' for Yuen's, the Hodges-Lehmann shift for
+    Mann-Whitney's, the rounds' mean ratio for the paired t) and its interval
+    at confidence level. With fewer than two runs a side, the means' ratio
+    and no interval."""
+    a, b = scaled(a, b)
+    if not len(a) or not len(b) or not a.mean():
+        return math.nan, math.nan, math.nan
+    if len(a) < 2 or len(b) < 2:
+        return (b.mean() / a.mean() - 1) * 100, math.nan, math.nan
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return tuple(map(float, TESTS[test].interval(a, b, level)))
+
+
 def p_value(a, b, test):
+    a, b = scaled(a, b)
     if len(a) < 2 or len(b) < 2:
         return math.nan
     if np.all(a == a[0]) and np.all(b == b[0]):
@@ -361,6 +480,7 @@ def mde_of_test(test, a, b, alpha, power=0.8):
     runs a side."""
     if len(a) < 2 or len(b) < 2 or not np.mean(a):
         return math.nan
+    a, b = scaled(a, b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(TESTS[test].mde(a, b, alpha, power))
@@ -370,33 +490,66 @@ def mde_of_test(test, a, b, alpha, power=0.8):
 MAX_RUNS = 200
 
 
-def runs_needed(test, a, b, pct, alpha, power=0.8):
-    """The fewest runs a side (of these spreads) at which the test's MDE is
-    pct % or less; MAX_RUNS + 1 where even MAX_RUNS would not do."""
-    if len(a) < 2 or len(b) < 2 or not pct:
-        return math.nan
-    with warnings.catch_warnings():
+def _fewest_runs(enough):
+    """The fewest runs a side n (2 to MAX_RUNS) for which enough(n) holds,
+    enough being monotone; MAX_RUNS + 1 where even MAX_RUNS would not do."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-
-        def sees(n):
-            return TESTS[test].mde(a, b, alpha, power, n=n) <= pct
         lo, hi = 1, 2
-        while not sees(hi):
+        while not enough(hi):
             if hi >= MAX_RUNS:
                 return MAX_RUNS + 1
             lo, hi = hi, min(2 * hi, MAX_RUNS)
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if sees(mid) else (mid, hi)
+            lo, hi = (lo, mid) if enough(mid) else (mid, hi)
         return hi
 
 
-def outliers(runs, metric, z=3.5, cv_factor=3.0, min_dev=0.005):
-    """(run, why) for runs far from their group: a robust z-score (median and
-    MAD) above z and more than min_dev (0.5%) from the median, or a within-run
-    CV over cv_factor x the group's median within-run CV (and over 2%). The
-    min_dev floor keeps a noise-free clock, whose MAD is near zero, from
-    calling a 0.01% wobble an outlier."""
+def runs_needed(test, a, b, pct, alpha, power=0.8):
+    """The fewest runs a side (of these spreads) at which the test's MDE is
+    pct % or less; MAX_RUNS + 1 where even MAX_RUNS would not do."""
+    if len(a) < 2 or len(b) < 2 or not pct:
+        return math.nan
+    a, b = scaled(a, b)
+    return _fewest_runs(lambda n: TESTS[test].mde(a, b, alpha, power, n=n) <= pct)
+
+
+def runs_to_bound(test, a, b, margin, level):
+    """The fewest runs a side (of these spreads) at which the test's
+    interval at level is narrower than margin % each way: what it takes to
+    tell a change from the threshold it lies margin % from."""
+    if len(a) < 2 or len(b) < 2 or margin <= 0:
+        return MAX_RUNS + 1
+    a, b = scaled(a, b)
+    return _fewest_runs(lambda n: TESTS[test].half_width_at(a, b, n, level) < margin)
+
+
+# The share of sets of Gaussian runs in which the outlier rule may flag a run.
+OUTLIER_RATE = 0.001
+
+
+@functools.lru_cache(maxsize=None)
+def outlier_bar(n, rate=OUTLIER_RATE):
+    """How many MADs from the median the farthest of n Gaussian runs lies in
+    no more than `rate` of sets: simulated once per n (fixed seed), so a
+    set of normal draws flags a run that seldom. (A fixed 3.5 robust z,
+    used until December 2026, flagged a run in 21% of Gaussian sets of 5:
+    their MAD is often small by chance.)"""
+    rng = np.random.default_rng(20261207)
+    x = rng.standard_normal((min(200000, int(4e6 // n)), n))
+    med = np.median(x, axis=1, keepdims=True)
+    far = np.abs(x - med).max(axis=1) / np.median(np.abs(x - med), axis=1)
+    return float(np.quantile(far, 1 - rate))
+
+
+def outliers(runs, metric, cv_factor=3.0, min_dev=0.005):
+    """(run, why) for runs far from their group (four runs or more): more
+    MADs from the median than outlier_bar allows n Gaussian runs, and more
+    than min_dev (0.5%) from it; or a within-run CV over cv_factor x the
+    group's median within-run CV (and over 2%). The min_dev floor keeps a
+    noise-free clock, whose MAD is near zero, from calling a 0.01% wobble an
+    outlier."""
     keyed = {}
     for r in runs:
         if metric in r.metrics:
@@ -408,11 +561,13 @@ def outliers(runs, metric, z=3.5, cv_factor=3.0, min_dev=0.005):
         mad = np.median(np.abs(v - med))
         cvs = np.array([r.within_cv for r in rs])
         med_cv = np.nanmedian(cvs) if np.isfinite(cvs).any() else math.nan
+        bar = outlier_bar(len(rs)) if len(rs) >= 4 else math.inf
         for r, x, cv in zip(rs, v, cvs):
             why = []
-            if len(rs) >= 4 and mad and 0.6745 * abs(x - med) / mad > z \
-                    and abs(x / med - 1) > min_dev:
-                why.append(f"{(x / med - 1) * 100:+.1f}% from the group's median")
+            if mad and abs(x - med) / mad > bar and abs(x / med - 1) > min_dev:
+                why.append(f"{(x / med - 1) * 100:+.1f}% from the group's median "
+                           f"({abs(x - med) / mad:.0f} MADs; {len(rs)} Gaussian runs reach "
+                           f"{bar:.0f} in 1 set of {1 / OUTLIER_RATE:.0f})")
             if np.isfinite(cv) and cv > max(0.02, cv_factor * med_cv):
                 why.append(f"within-run CV {cv * 100:.1f}% (group median {med_cv * 100:.1f}%)")
             if why:
@@ -460,7 +615,8 @@ def bare_unit(unit):
 
 
 def compare(a_runs, b_runs, metric, test="welch", level=0.95, ignore=()):
-    """One Comparison per group present in both sets; parameters in ignore do
+    """One Comparison per group present in both sets, with the test's own
+    estimate of the change and its interval at level; parameters in ignore do
     not take part in matching (e.g. max_entries, to set two sizes side by side).
     test "paired" compares the runs of the same round only (Run.round). A
     group whose unit differs between the sets is refused (InputError)."""
@@ -481,12 +637,10 @@ def compare(a_runs, b_runs, metric, test="welch", level=0.95, ignore=()):
             a, b = paired(a_runs, b_runs, metric, key, ignore)
             if not len(a):
                 continue
-        delta = (np.mean(b) / np.mean(a) - 1) * 100 if np.mean(a) else math.nan
-        lo, hi = ratio_ci(a, b, level) if np.mean(a) else (math.nan, math.nan)
-        p = p_value(a, b, test)
-        out.append(Comparison(key, metric, a, b, delta, lo, hi, p,
-                              direction=first[(0, key)].direction(metric),
-                              unit=first[(0, key)].unit(metric)))
+        out.append(Comparison(key, metric, a, b, *estimate(test, a, b, level),
+                              p_value(a, b, test), direction=first[(0, key)].direction(metric),
+                              unit=first[(0, key)].unit(metric),
+                              estimate=TESTS[test].estimate_words, ci_level=level))
     return out
 
 

@@ -108,22 +108,81 @@ def rules_for(policy, bench):
     return dict(policy["default"], **policy["benchmarks"].get(bench, {}))
 
 
-def significant(delta_pct, direction, rules):
+# A change exceeds a threshold only past floating-point rounding: -5% computed
+# as -5.0000000000004% is at a threshold of 5%, not beyond it.
+ROUNDING_PCT = 1e-9
+
+
+def exceeds(pct, threshold):
+    return abs(pct) > threshold + ROUNDING_PCT
+
+
+def interval_level(alpha):
+    """The confidence of the interval a verdict reads: at 1 - 2 alpha, an
+    interval inside the threshold is two one-sided tests at alpha, each
+    rejecting a change as large as the threshold on its side."""
+    return 1 - 2 * alpha
+
+
+def inside(low, high, threshold):
+    """An interval within ±threshold: the change it bounds is shown smaller."""
+    return math.isfinite(low) and math.isfinite(high) and not exceeds(low, threshold) \
+        and not exceeds(high, threshold)
+
+
+def weigh(delta_pct, low, high, direction, threshold, bound):
     """(verdict, wording) of a change found real (a significant comparison,
-    or a change point of a history): whether it matters, and which way."""
-    threshold = rules["threshold_pct"]
-    if abs(delta_pct) <= threshold:
-        return NEGLIGIBLE, f"different, but under {threshold:g}%: does not matter"
-    return (IMPROVEMENT, "improvement") if delta_pct * direction > 0 else (REGRESSION, "REGRESSION")
+    or a change point of a history): a REGRESSION or improvement where its
+    estimate exceeds the threshold, negligible ("does not matter") only
+    where its whole interval lies within it, else inconclusive with how far
+    the interval reaches. bound words the threshold ("5%")."""
+    if exceeds(delta_pct, threshold):
+        return (IMPROVEMENT, "improvement") if delta_pct * direction > 0 else (REGRESSION, "REGRESSION")
+    if inside(low, high, threshold):
+        return NEGLIGIBLE, f"different, but under {bound}: does not matter"
+    return INCONCLUSIVE, f"inconclusive: a change of {delta_pct:+.2f}%, {reach(low, high)}"
+
+
+def weigh_step(before, after, delta_pct, direction, rules):
+    """weigh() of a step of a history (a change point), by the interval of
+    its two segments' means' ratio (Welch's, as a t test's estimate)."""
+    _, low, high = stats.estimate("welch", before, after, interval_level(rules["alpha"]))
+    return weigh(delta_pct, low, high, direction, rules["threshold_pct"],
+                 f"{rules['threshold_pct']:g}%")
+
+
+def reach(low, high):
+    """"up to -8.10%": the end of an interval farthest from no change."""
+    far = low if abs(low) > abs(high) else high
+    return f"up to {far:+.2f}%" if math.isfinite(far) else \
+        "of any size (the test gives no interval with these runs)"
+
+
+def threshold_of(c, rules):
+    """(threshold %, its words): the policy's threshold, or the absolute floor
+    in % of the mean before where that is larger (a change must exceed both)."""
+    threshold, bound = rules["threshold_pct"], f"{rules['threshold_pct']:g}%"
+    mean = abs(float(np.mean(c.a))) if len(c.a) else 0.0
+    if rules["floor"] and mean and rules["floor"] / mean * 100 > threshold:
+        threshold, bound = rules["floor"] / mean * 100, f"the floor of {rules['floor']:g} {c.unit}"
+    return threshold, bound
+
+
+def runs_to_decide(c, rules, threshold):
+    """" (N runs a side would decide)": the runs at which the interval, as
+    wide as these spreads make it, no longer reaches the threshold."""
+    n = stats.runs_to_bound(rules["test"], c.a, c.b, threshold - abs(c.delta_pct), c.ci_level)
+    return f" ({f'more than {stats.MAX_RUNS}' if n > stats.MAX_RUNS else n} runs a side would decide)"
 
 
 def decide(c, rules, level, advise=True):
-    """(verdict, wording) of one comparison whose c.p_adj and c.mde are set.
-    "no change" only where the test that judged could have seen the
-    threshold, and the change it saw is not over it. advise: an underpowered
-    comparison says how many runs would do (a search: a sequential look,
-    which goes on anyway, leaves it out)."""
-    threshold = rules["threshold_pct"]
+    """(verdict, wording) of one comparison whose c.p_adj, c.mde and the test's
+    own estimate and interval (c.delta_pct, c.ci_low, c.ci_high at
+    interval_level) are set. "no change" and "negligible" only where that
+    interval lies within the threshold, and "no change" only where the test
+    could have seen the threshold too. advise: an inconclusive comparison
+    says how many runs would do (a search: a sequential look, which goes on
+    anyway, leaves it out)."""
     few = stats.too_few(c, rules["min_runs"])
     if few:
         return INCONCLUSIVE, f"inconclusive: {few}"
@@ -133,20 +192,25 @@ def decide(c, rules, level, advise=True):
     if test.smallest_p(len(c.a), len(c.b)) >= level:
         return INCONCLUSIVE, (f"inconclusive: {test.words} cannot reach p < {level:.2g} with "
                               f"{len(c.a)}/{len(c.b)} runs (use --test welch)")
+    threshold, bound = threshold_of(c, rules)
     if c.p_adj < rules["alpha"]:
-        if abs(c.delta_pct) > threshold and abs(c.b.mean() - c.a.mean()) < rules["floor"]:
-            return NEGLIGIBLE, f"different, but under the floor of {rules['floor']:g} {c.unit}"
-        return significant(c.delta_pct, c.direction, rules)
+        verdict, words = weigh(c.delta_pct, c.ci_low, c.ci_high, c.direction, threshold, bound)
+        more = runs_to_decide(c, rules, threshold) if advise and verdict == INCONCLUSIVE else ""
+        return verdict, words + more
     if rules["allow_underpowered"]:
         return NO_CHANGE, "no significant change"
-    if c.mde > threshold or abs(c.delta_pct) > threshold:
+    if c.mde > threshold or exceeds(c.delta_pct, threshold):
         seen = "" if c.mde > threshold else f", though {c.delta_pct:+.2f}% was seen"
         if not advise:
-            return INCONCLUSIVE, f"inconclusive: underpowered (MDE {c.mde:.2g}% > {threshold:g}%{seen})"
+            return INCONCLUSIVE, f"inconclusive: underpowered (MDE {c.mde:.2g}% > {bound}{seen})"
         n = stats.runs_needed(rules["test"], c.a, c.b, threshold, level, rules["power"])
         more = f"more than {stats.MAX_RUNS}" if n > stats.MAX_RUNS else str(n)
-        return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.2g}% > {threshold:g}%"
+        return INCONCLUSIVE, (f"inconclusive: underpowered (MDE {c.mde:.2g}% > {bound}"
                               f"{seen}; {more} runs a side would do)")
+    if not inside(c.ci_low, c.ci_high, threshold):
+        return INCONCLUSIVE, (f"inconclusive: not significant ({c.delta_pct:+.2f}%), but a "
+                              f"change {reach(c.ci_low, c.ci_high)} is not ruled out"
+                              + (runs_to_decide(c, rules, threshold) if advise else ""))
     return NO_CHANGE, "no significant change"
 
 
@@ -158,9 +222,10 @@ def look(a, b, rules, looks, direction=+1, unit=""):
     verdict is INCONCLUSIVE. A Comparison with verdict, result, p and mde."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     rules = dict(rules, alpha=rules["alpha"] / looks)
-    delta = (b.mean() / a.mean() - 1) * 100 if a.mean() else math.nan
-    c = stats.Comparison(None, rules["metric"], a, b, delta, math.nan, math.nan,
-                         stats.p_value(a, b, rules["test"]), direction=direction, unit=unit)
+    level = interval_level(rules["alpha"])
+    c = stats.Comparison(None, rules["metric"], a, b, *stats.estimate(rules["test"], a, b, level),
+                         stats.p_value(a, b, rules["test"]), direction=direction, unit=unit,
+                         estimate=stats.TESTS[rules["test"]].estimate_words, ci_level=level)
     c.p_adj = c.p
     c.mde = stats.mde_of_test(rules["test"], a, b, rules["alpha"], rules["power"])
     c.verdict, c.result = decide(c, rules, rules["alpha"], advise=False)
@@ -237,12 +302,12 @@ def judge(a, b, policy, clock, ignore=()):
     by_rule = {}
     for bench in benches:
         rules = rules_for(policy, bench)
-        by_rule.setdefault((rules["metric"], rules["test"]), []).append(bench)
+        by_rule.setdefault((rules["metric"], rules["test"], rules["alpha"]), []).append(bench)
     comps, absent = [], []
-    for (metric, test), names in by_rule.items():
+    for (metric, test, alpha), names in by_rule.items():
         sub_a = [r for r in a if r.benchmark in names]
         sub_b = [r for r in b if r.benchmark in names]
-        found = stats.compare(sub_a, sub_b, metric, test, ignore=ignore)
+        found = stats.compare(sub_a, sub_b, metric, test, interval_level(alpha), ignore=ignore)
         comps += found
         done = {c.key for c in found}
         keys_a = {r.key(ignore) for r in sub_a}

@@ -466,7 +466,7 @@ def test_memory_report_is_the_seed_table(tmp_path):
     lines = proc.stdout.splitlines()[-4:]
     assert lines[0] == "Map Type & Configuration          | Old size | New size | Savings"
     assert "Standard (key <= 8 B, val <= 8 B) |     64 B |     32 B |   50.0%" in lines
-    assert "LRU                               |     64 B |     64 B |   00.0%" in lines
+    assert "LRU                               |     64 B |     64 B |    0.0%" in lines
 
 
 def test_matrix_report_sets_two_map_types_side_by_side(tmp_path):

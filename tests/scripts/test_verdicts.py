@@ -10,7 +10,7 @@ import pytest
 from test_analysis import result_doc, script, write_set
 from test_clock import ICOUNT
 
-from mapbench import results
+from mapbench import results, verdict
 from mapbench.commands import plot
 
 
@@ -77,18 +77,21 @@ def test_a_trimmed_test_that_cannot_see_the_threshold_does_not_pass(tmp_path):
     assert welch.returncode == 1, welch.stdout
 
 
+def latency_set(folder, latency):
+    """Five runs of the same figure whose latency is about latency ns/op."""
+    folder.mkdir(parents=True)
+    for i, jitter in enumerate((0.0, 0.5, -0.5, 0.25, -0.25)):
+        doc = result_doc("htab-lookup", [10.0 + jitter / 100] * 3)
+        for s in doc["samples"]:
+            s["latency_ns"] = latency + jitter
+        (folder / f"r{i}.json").write_text(json.dumps(doc))
+    return folder
+
+
 def test_the_policys_metric_reaches_the_report(tmp_path):
     """A +20% latency regression under a policy judging latency: report says
     what gate and compare say, though its default metric is the figure."""
-    def docs(folder, latency):
-        folder.mkdir(parents=True)
-        for i, jitter in enumerate((0.0, 0.5, -0.5, 0.25, -0.25)):
-            doc = result_doc("htab-lookup", [10.0 + jitter / 100] * 3)
-            for s in doc["samples"]:
-                s["latency_ns"] = latency + jitter
-            (folder / f"r{i}.json").write_text(json.dumps(doc))
-        return folder
-    a, b = docs(tmp_path / "a", 100.0), docs(tmp_path / "b", 120.0)
+    a, b = latency_set(tmp_path / "a", 100.0), latency_set(tmp_path / "b", 120.0)
     policy = tmp_path / "p.json"
     policy.write_text(json.dumps({"default": {"metric": "latency"}}))
     assert set(same_verdicts(a, b, "--policy", policy).values()) == {"regression"}
@@ -250,7 +253,7 @@ def test_the_delta_plot_draws_better_up_coloured_by_verdict(tmp_path):
         spread = [0.0, 0.2, -0.2, 0.1, -0.1]
         write_set(a, name, [before + x for x in spread], figure=("figure", unit, "in-kernel"))
         write_set(b, name, [after + x for x in spread], figure=("figure", unit, "in-kernel"))
-    args = SimpleNamespace(metric="figure", policy=None, min_runs=None, title=None,
+    args = SimpleNamespace(metric="figure", policy=verdict.load_policy(), title=None,
                            before=str(a), after=str(b))
     body, data = plot.delta(results.load_path(a), results.load_path(b), args)
     drawn = {line.split('"')[1].split("\\n")[0]: (f, float(line.split()[1]))

@@ -131,6 +131,7 @@ def boot_until_mde(args, run, pair):
     vmrun's status if a round fails, else 0."""
     looks = args.boots - args.min_boots + 1
     policy = verdict.load_policy(args.policy)
+    metric = args.metric or policy["default"]["metric"]
     for r in range(1, args.boots + 1):
         status = boot_guests(f"round {r}/{args.boots}: one boot of each kernel", run)
         if status:
@@ -139,16 +140,16 @@ def boot_until_mde(args, run, pair):
             continue
         runs = [results.load_path(p) for p in pair]
         verdict.apply_clock_defaults(policy, model.clock_of_runs(*runs))
-        a, b = (results.groups(r, args.metric) for r in runs)
+        a, b = (results.groups(r, metric) for r in runs)
         pending = []
         for key in sorted(set(a) & set(b)):
             first = next(x for x in runs[0] if x.key() == key)
-            rules = dict(verdict.rules_for(policy, key.benchmark), metric=args.metric,
+            rules = dict(verdict.rules_for(policy, key.benchmark), metric=metric,
                          threshold_pct=args.until_mde)
             rules.update(alpha=rules["alpha"] / len(a), **({"test": "paired"} if args.paired else {}))
-            va, vb = stats.paired(*runs, args.metric, key) if args.paired else (a[key], b[key])
-            c = verdict.look(va, vb, rules, looks, first.direction(args.metric),
-                             first.unit(args.metric))
+            va, vb = stats.paired(*runs, metric, key) if args.paired else (a[key], b[key])
+            c = verdict.look(va, vb, rules, looks, first.direction(metric),
+                             first.unit(metric))
             print(f"ab: {results.label(key, set())}: {len(a[key])} boots a side, delta "
                   f"{c.delta_pct:+.2f}%, p {c.p:.4f}, MDE {c.mde:.2g}%: {c.result}", flush=True)
             pending += [key] if c.verdict == verdict.INCONCLUSIVE else []
@@ -188,8 +189,8 @@ def main(argv=None):
     ap.add_argument("--min-boots", type=int, default=3, help="boots a side before the first look")
     ap.add_argument("--paired", action="store_true",
                     help="--until-mde looks pair the rounds' boots (paired t on their ratios)")
-    ap.add_argument("--metric", choices=sorted(model.METRICS), default="throughput",
-                    help="what --until-mde watches (default throughput, as the gate)")
+    ap.add_argument("--metric", choices=sorted(model.METRICS),
+                    help="what --until-mde watches (default: the policy's, figure, as the gate)")
     ap.add_argument("--policy", type=Path, help="the gate's policy file")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER, help="after --: one ./bench command line")
     args = ap.parse_args(argv)

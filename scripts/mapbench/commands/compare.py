@@ -1,5 +1,6 @@
 """Compare two sets of mapbench results (before, after): one row per matched
-benchmark with mean ± stddev, delta, bootstrap CI, p-value and a verdict.
+benchmark with mean ± stddev, delta and its interval (the estimate of the
+test that judged, at 1 - 2 alpha), p-value, MDE and a verdict.
 
 Metrics: figure (default, as in report, gate and plot: each benchmark's own
 figure in its unit and clock, e.g. htab-mem's per-prod-op k/s, mem's bytes
@@ -15,11 +16,16 @@ Holm-corrected over the rows; a change must exceed the threshold to matter
 side (2 boots on the icount clock) before any verdict. --policy reads the
 gate's policy file; the options below override it for every benchmark.
 Verdicts: REGRESSION, improvement, "different, but under PCT%: does not
-matter", "no significant change" (and the test that judged could have seen
-the threshold), inconclusive (too few runs; underpowered: the test could
-not have seen a change of the threshold, and how many runs would; a
+matter" (and its interval lies within the threshold), "no significant
+change" (the test that judged could have seen the threshold, and the
+interval lies within it), inconclusive (a change whose interval reaches
+past the threshold, and how far; too few runs; underpowered: the test
+could not have seen a change of the threshold, and how many runs would; a
 configuration the other set cannot match; environments that must match
-but differ), or new (only after).
+but differ), or new (only after). Each test's delta and interval are its
+own estimate: the means' ratio (Welch, range), the 20%-trimmed means'
+(Yuen), the Hodges-Lehmann shift (Mann-Whitney), the rounds' mean ratio
+(paired); the footer names it.
 
 MDE is the minimum detectable effect of the test that judged: the smallest
 change it confirms at Holm's strictest level with --power, given the runs'
@@ -146,7 +152,8 @@ def print_table(comps, policy, floor, args):
     first = f"Benchmark ({metric}: {unit}, {model.better(dirn)})" if one_kind else \
         f"Benchmark ({metric})"
     heads = [first] + ([] if one_kind else ["Unit"]) + \
-        ["Before ± sd (n)", "After ± sd (n)", "Delta", "95% CI", "p (Holm)", "MDE"] + \
+        ["Before ± sd (n)", "After ± sd (n)", "Delta", output.ci_heading(comps), "p (Holm)",
+         "MDE"] + \
         (["A/A delta"] if floor else []) + ["Verdict"]
     print(output.render_table(heads, rows, args.format, args.width,
                               left=(0, len(heads) - 1) if one_kind else (0, 1, len(heads) - 1)))
@@ -169,6 +176,7 @@ def print_footer(comps, policy, clock, args):
         print(f"\nNot one of the {len(comps)} comparison(s) was tested: each needs "
               f"{rules['min_runs']} runs a side and the fewest here is {fewest}; run "
               f"{rules['min_runs'] - fewest} more a side (or lower --min-runs).")
+    print(output.estimate_note(comps))
     print(output.power_sentence(comps, rules["test"], rules["alpha"] / len(comps), rules["power"],
                                 args.target))
     for note in sorted({model.clock_note(clock, c.metric) for c in comps} - {None}):

@@ -7,12 +7,14 @@ row makes the gate inconclusive):
   1   regression confirmed (significant after Holm correction, beyond the
       threshold and the absolute floor)
   2   inconclusive: too few runs; a pass that the test that judged could
-      not have seen (its MDE above the threshold, or a change over the
-      threshold that is not significant); a benchmark of BEFORE missing,
+      not have seen (its MDE above the threshold, a change over the
+      threshold that is not significant, or a change whose interval at
+      1 - 2 alpha reaches past the threshold); a benchmark of BEFORE missing,
       failed or unsupported AFTER; or environments that must not be
       compared (every row then says so, whatever the numbers)
   3   tool error: unreadable input or policy, an impossible figure (not a
-      number, negative, zero) or a unit that changed between the sets
+      number, negative, zero), a unit that changed between the sets or
+      within a configuration, or a set with no completed run at all
   64  usage error (bad command line)
 
 Every configuration of either set is a row: compared, "inconclusive" with
@@ -96,6 +98,7 @@ def main(argv=None):
     policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
     a, b = results.load_path(args.before), results.load_path(args.after)
     cli.need_runs(a, args.before)
+    cli.need_runs(b, args.after)
     clock = model.clock_of_runs(a, b)
     judged = verdict.judge(a, b, policy, clock, tuple(filter(None, args.ignore.split(","))))
     if not judged.rows:
@@ -106,6 +109,8 @@ def main(argv=None):
                           gate=cli.GATE_WORDS[status], where=where.lines(a, b))
         return status
     print(table(judged, policy))
+    if (note := output.estimate_note(judged.compared, means_too=False)):
+        print(note)
     output.report_skipped(a, b)
     for metric in sorted({c.metric for c in judged.rows}):
         output.report_outliers(a, metric)

@@ -91,8 +91,9 @@ def found_changes(engine, args):
     out = []
     for one in h.series(args.metric):
         rules = verdict.rules_for(args.policy, one.key.benchmark)
-        out.append((one, [(c, *verdict.significant(c.delta_pct, one.direction, rules))
-                          for c in history.change_points(one)]))
+        points = history.change_points(one)
+        out.append((one, [(c, *verdict.weigh_step(before, after, c.delta_pct, one.direction, rules))
+                          for c, (before, after) in zip(points, history.sides(one, points))]))
     return out
 
 

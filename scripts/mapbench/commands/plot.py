@@ -9,7 +9,8 @@
                                  another parameter on x (a sweep's); a linear axis, or three
                                  linear panels (small/medium/large); a second metric on y2
   plot BEFORE AFTER              the same, both sets: a colour per line, a dash per set
-  plot BEFORE AFTER --kind delta each benchmark's change with its 95% CI and the noise band,
+  plot BEFORE AFTER --kind delta each benchmark's change with its interval (the test's own,
+                                 at the verdict's 1 - 2 alpha) and the noise band,
                                  turned so that better is up, coloured by the gate's verdict
                                  (hollow: inconclusive, e.g. fewer than --min-runs runs a side)
 
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import cli, model, results, verdict
+from .. import cli, model, output, results, verdict
 from ..paths import ROOT
 
 TERMINALS = {"png": "pngcairo size 1000,600 enhanced font 'sans,11'",
@@ -99,8 +100,9 @@ def curve(a, b, args):
     if not any(x in r.params for r in a + (b or [])):
         have = sorted({p for r in a + (b or []) for p, v in r.params.items()
                        if isinstance(v, (int, float)) and not isinstance(v, bool)})
-        cli.die(f"--x {x} names no parameter of these results; they have {', '.join(have)}",
-                cli.EXIT_USAGE)
+        cli.die(f"--x {x} names no parameter of these results; they have "
+                f"{', '.join(have) or 'no numeric parameter'} (--kind summary or delta draws "
+                "them without one)", cli.EXIT_USAGE)
     unit = model.unit_of(a + (b or []), metric)
     names = [set_name(args.before)] + ([set_name(args.after)] if b else [])
     series = curve_series(a, b, metric, x, args.by)
@@ -274,12 +276,11 @@ VERDICT_STYLE = {verdict.REGRESSION: ("#d62728", 7, "regression"),
 
 def delta(a, b, args):
     """Each configuration's change turned so that up is better (a latency
-    that falls rises here), its 95% CI, coloured by the gate's verdict."""
+    that falls rises here), the interval its verdict read, coloured by the
+    gate's verdict."""
     if not b:
         cli.die("--kind delta needs two sets: plot BEFORE AFTER --kind delta")
-    policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric,
-                              min_runs=args.min_runs)
-    judged = verdict.judge(a, b, policy, model.clock_of_runs(a, b))
+    judged = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
     comps = [c for c in judged.compared if math.isfinite(c.delta_pct)]
     if not comps:
         cli.die("no benchmark with the same parameters in both sets")
@@ -302,7 +303,7 @@ def delta(a, b, args):
     mismatch = f" (no verdict: environments differ in {'; '.join(judged.mismatch)})" \
         if judged.mismatch else ""
     title = args.title or (f"{args.metric}: {set_name(args.after)} against "
-                           f"{set_name(args.before)}, 95% CI{mismatch}")
+                           f"{set_name(args.before)}, {output.ci_heading(comps)}{mismatch}")
     body = f"""set title {quoted(title)} noenhanced
 set ylabel 'change in {args.metric}, better is up (%)'
 set xrange [-0.7:{n - 0.3}]
@@ -347,7 +348,8 @@ def main(argv=None):
     ap.add_argument("after", nargs="?", help="result file or folder")
     ap.add_argument("--kind", choices=["curve", "summary", "delta", "memory", "scaling"],
                     default="curve")
-    ap.add_argument("--metric", choices=sorted(model.METRICS), default=model.DEFAULT_METRIC)
+    ap.add_argument("--metric", choices=sorted(model.METRICS),
+                    help="default: the policy's (figure, each benchmark's own)")
     ap.add_argument("--min-runs", type=cli.RUNS,
                     help="delta: runs a side a verdict needs (default 5; 2 on the icount clock)")
     ap.add_argument("--policy", help="delta: the gate's policy file, for the verdicts")
@@ -362,6 +364,9 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT / "plots"), help="folder (default plots/)")
     ap.add_argument("--name", help="file name without extension (default: SET[-vs-AFTER]-KIND)")
     args = ap.parse_args(argv)
+    args.policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric,
+                                   min_runs=args.min_runs)
+    args.metric = args.policy["default"]["metric"]
     a = cli.need_runs(results.load_path(args.before), args.before)
     b = cli.need_runs(results.load_path(args.after), args.after) if args.after else None
     name = args.name or "-vs-".join(set_name(p) for p in (args.before, args.after) if p) + \

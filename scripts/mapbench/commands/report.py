@@ -48,9 +48,9 @@ def header(a, b, metric):
     cpus = sorted({r.env.get("cpu_model", "?") for r in a + (b or []) if r.env})
     if cpus:
         lines.append(f"CPU: {', '.join(cpus)}")
-    vms = sorted({f"QEMU {v['qemu_version']} {v['accelerator'].upper()}, {v['vcpus']} vCPU, "
-                  f"{v['memory_mib']} MiB" + (f", cache model {v['model']['name']}"
-                                              if v.get("model") else "")
+    vms = sorted({f"QEMU {v.get('qemu_version', '?')} {str(v.get('accelerator', '?')).upper()}, "
+                  f"{v.get('vcpus', '?')} vCPU, {v.get('memory_mib', '?')} MiB" +
+                  (f", cache model {model.model_of(r.env)}" if v.get("model") else "")
                   for r in a + (b or []) if (v := r.env.get("vm"))})
     if vms:
         lines.append(f"Guest: {'; '.join(vms)} (VM figures are for A/B at one configuration, "
@@ -61,13 +61,20 @@ def header(a, b, metric):
     note = model.clock_note(clock, metric)
     if note:
         lines.append(note)
-    durs = [r.duration / r.runs for r in a if r.duration == r.duration]
-    samples, runs = per_configuration(a)
-    pooled = runs != samples
-    lines.append(f"Runs: {runs} per configuration" +
-                 (f" x {np.median(durs):.0f} s measured" if durs else "") +
-                 (f", in {samples} boots (a boot's runs pooled into one sample)" if pooled else ""))
+    said = {name: runs_text(runs) for name, runs in (("before", a), ("after", b)) if runs}
+    texts = set(said.values())
+    lines.append("Runs: " + (texts.pop() if len(texts) == 1 else
+                             "; ".join(f"{name}: {text}" for name, text in said.items())))
     return "\n".join(lines)
+
+
+def runs_text(runs):
+    """"6 per configuration x 3 s measured, in 2 boots (...)" of one set."""
+    durs = [r.duration / r.runs for r in runs if r.duration == r.duration]
+    samples, total = per_configuration(runs)
+    return (f"{total} per configuration" + (f" x {np.median(durs):.0f} s measured" if durs else "")
+            + (f", in {samples} boots (a boot's runs pooled into one sample)"
+               if total != samples else ""))
 
 
 def per_configuration(runs):

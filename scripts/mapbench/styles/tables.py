@@ -82,8 +82,10 @@ def delta_table(a, b, args):
     heads = [first] + ([] if one_unit else ["Unit (better)"]) + \
         ["Avg. Before", "Avg. After", "Delta"] + ["Note"] * (width - base)
     left = (0,) + ((1,) if not one_unit else ()) + ((base,) if width > base else ())
+    note = output.estimate_note(judged.compared, means_too=False)
     return verdict_line(judged) + "\n" + \
-        output.render_table(heads, rows, args.format, args.width, left=left)
+        output.render_table(heads, rows, args.format, args.width, left=left) + \
+        (f"\n{note}" if note else "")
 
 
 def summary_table(a, b, args):
@@ -104,7 +106,7 @@ def memory_table(a, b, args):
         if not b:
             rows.append([label, f"{old:.0f} B"])
             continue
-        saving = f"{(old - new) / old * 100:04.1f}%" if old and new is not None else "-"
+        saving = f"{(old - new) / old * 100:.1f}%" if old and new is not None else "-"
         rows.append([label, "-" if old is None else f"{old:.0f} B",
                      "-" if new is None else f"{new:.0f} B", saving])
     heads = ["Map Type & Configuration", "Size"] if not b else \
@@ -152,6 +154,10 @@ def matrix_label(key, varying):
 def matrix_table(a, b, args):
     if not args.by and not b:
         raise InputError("--style matrix needs --by PARAM=A,B or two sets")
+    if args.by and b:       # --by within each set: the set before's table, then after's
+        return "\n\n".join(f"{side} ({path}):\n" + matrix_table(runs, None, args)
+                            for side, runs, path in (("Before", a, args.before),
+                                                     ("After", b, args.after)))
     names, cells, one_side = matrix_rows(a, b, args)
     if not cells:
         raise InputError("no configuration measured on both sides")
