@@ -21,7 +21,9 @@
 #include <linux/udp.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "log.h"
 #include "maps.h"
+#include "probe.h"
 #include "timed.h"
 #include "xdp_lb.h"
 #include "xdp_lb.skel.h"
@@ -384,6 +386,23 @@ static int validate(struct xdp_lb_state *st, const struct plan *plan)
 	return EXIT_OK;
 }
 
+/* The verifier's own reason where it refused a helper the kernel bench's
+ * program calls (seen: a 6.18 build whose XDP programs may not call
+ * bpf_xdp_adjust_meta), else may_goto's absence, the usual one. */
+static int explain_load_error(int err)
+{
+	const char *refused = log_find("cannot use helper");
+
+	if (refused) {
+		mb_err("this kernel (%s) refuses a helper xdp-lb's program calls, as the kernel "
+		       "bench's does: \"%s\"; it cannot run here", kernel_release(), refused);
+		return EXIT_UNSUPPORTED;
+	}
+	mb_err("loading the xdp-lb program failed: %s (it needs may_goto, Linux 6.9 or later)",
+	       strerror(-err));
+	return err == -EINVAL || err == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
+}
+
 static int xdp_lb_setup(struct run *run)
 {
 	const struct plan *plan = run->plan;
@@ -410,12 +429,10 @@ static int xdp_lb_setup(struct run *run)
 	bpf_map__set_map_flags(st->skel->maps.vip_map, flags);
 	bpf_map__set_map_flags(st->skel->maps.lru_inner, flags);
 	bpf_map__set_map_flags(bpf_map__inner_map(st->skel->maps.lru_mapping), flags);
+	log_clear();
 	err = xdp_lb_bpf__load(st->skel);
-	if (err) {
-		mb_err("loading the xdp-lb program failed: %s (it needs may_goto, Linux 6.9 or later)",
-		       strerror(-err));
-		return err == -EINVAL || err == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
-	}
+	if (err)
+		return explain_load_error(err);
 	err = make_tables(st, plan);
 	if (err)
 		return err;
