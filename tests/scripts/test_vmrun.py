@@ -380,3 +380,26 @@ def test_a_label_that_is_a_file_is_one_line(tmp_path):
                       "htab-lookup")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "is a file, not a folder of results" in proc.stderr
+
+
+def test_a_failed_kvm_probe_is_not_paid_again_on_this_machine(tmp_path, monkeypatch):
+    """Issue 59: where /dev/kvm exists but cannot boot a stock kernel (PVM),
+    every vmrun, ab run and bisect step paid a 20 s probe. The answer is kept
+    per machine and host kernel (any clone reads it), with its date and how to
+    probe again; another host kernel probes again."""
+    from mapbench.guest import boot, qemu
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(boot, "kvm_usable", lambda: True)
+    probes = []
+
+    def fake_probe(image, workdir):
+        probes.append(image)
+        return "tcg", "KVM is here but a probe boot under it did not reach /init in 20 s"
+    monkeypatch.setattr(boot, "probe_boot", fake_probe)
+    first = boot.probe_kvm("a", tmp_path)
+    again = boot.probe_kvm("b", tmp_path)
+    assert probes == ["a"] and first[0] == again[0] == "tcg"
+    assert "remove" in again[1] and str(qemu.probe_cache()) in again[1] and "probed 20" in again[1]
+    monkeypatch.setattr(qemu, "machine", lambda: {"machine_id": "x", "host_kernel": "7.0"})
+    boot.probe_kvm("c", tmp_path)
+    assert probes == ["a", "c"]

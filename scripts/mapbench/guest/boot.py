@@ -17,9 +17,10 @@ from ..cli import EXIT_INPUT
 from ..model import InputError
 from ..peer import figure_text as peer_figure_text
 from ..suites import fmt_time
+from . import qemu
 from .initramfs import is_peer, make_initramfs
-from .qemu import (ICOUNT_SHIFT, PROBE_CACHE, kernel_cmdline, layout_draw, qemu_argv,
-                   topology_record)
+from .qemu import ICOUNT_SHIFT, kernel_cmdline, layout_draw, qemu_argv, topology_record
+
 
 class Interrupted(Exception):
     pass
@@ -291,18 +292,33 @@ def interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def kvm_usable():
+    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
 def probe_kvm(image, workdir):
     """kvm if /dev/kvm boots this stock kernel to /init within 20 s, else tcg.
-    Cached per host boot (a PVM /dev/kvm crawls and would cost 20 s each time)."""
-    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+    The answer is kept per machine and host kernel, with its date (a PVM
+    /dev/kvm crawls, and would cost every vmrun, ab and bisect step 20 s)."""
+    if not kvm_usable():
         return "tcg", "no usable /dev/kvm"
-    host_boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    cache, here = qemu.probe_cache(), qemu.machine()
     try:
-        cached = json.loads(PROBE_CACHE.read_text())
-        if cached["host_boot"] == host_boot:
-            return cached["accel"], cached["why"]
-    except (OSError, ValueError, KeyError):
+        cached = json.loads(cache.read_text())
+        if cached["machine"] == here:
+            return cached["accel"], (f"{cached['why']} (probed {cached['date']} on this machine; "
+                                     f"remove {cache} to probe again)")
+    except (OSError, ValueError, KeyError, TypeError):
         pass
+    accel, why = probe_boot(image, workdir)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"machine": here, "date": time.strftime("%Y-%m-%d"),
+                                 "accel": accel, "why": why}) + "\n")
+    return accel, why
+
+
+def probe_boot(image, workdir):
+    """(accel, why) of one short boot of image under KVM."""
     initrd = workdir / "probe.cpio.gz"
     make_initramfs(initrd, "")      # an empty job: reaching /init is the proof
     boot = Boot(qemu_argv(image, initrd, workdir / "probe.out", "kvm", 1, 512))
@@ -317,6 +333,4 @@ def probe_kvm(image, workdir):
         boot.stop()
     if accel == "tcg" and boot.tail and any("MSR" in t or "KVM" in t for t in boot.tail):
         why = "KVM refused the guest: " + next(t for t in boot.tail if "MSR" in t or "KVM" in t)
-    PROBE_CACHE.parent.mkdir(parents=True, exist_ok=True)
-    PROBE_CACHE.write_text(json.dumps({"host_boot": host_boot, "accel": accel, "why": why}) + "\n")
     return accel, why

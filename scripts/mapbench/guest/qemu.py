@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import uuid
+from pathlib import Path
 
 from ..cli import EXIT_INPUT
 from ..model import InputError
@@ -13,7 +14,20 @@ from ..paths import ROOT
 QEMU = "qemu-system-x86_64"
 
 
-PROBE_CACHE = ROOT / "build" / "vm" / "accel-probe.json"
+def probe_cache():
+    """Where the KVM probe's answer is kept: per user and machine (every
+    clone, bisect step and ab run shares it), as the XDG cache spec says."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(home) / "mapbench" / "accel-probe.json"
+
+
+def machine():
+    """What a KVM probe's answer holds for: this machine and its kernel."""
+    try:
+        machine_id = Path("/etc/machine-id").read_text().strip()
+    except OSError:
+        machine_id = os.uname().nodename
+    return {"machine_id": machine_id, "host_kernel": os.uname().release}
 
 
 ICOUNT_SHIFT = 0     # 2^0 ns of guest time per instruction
