@@ -266,6 +266,9 @@ struct run {
 	 * and the in-kernel ns per op it was sized from */
 	long batch_calibrated;
 	double calibration_per_op_ns;
+	/* inserts of user-space fills the kernel refused for now (ENOMEM) and
+	 * was asked again (free.h's map_fill) */
+	long fill_retries;
 };
 
 /* Display units: M ops/s and ns/op, or K ops/s and ms/op for slow ops. */

@@ -247,6 +247,9 @@ static json_t *throughput_json(const struct run *run, const struct samples *s,
 		json_object_set_new(json_object_get(doc, "summary"), "batches", batches_json(sum));
 	if (doc && sum->nroles)
 		json_object_set_new(json_object_get(doc, "summary"), "roles", roles_json(b, sum));
+	if (doc)
+		json_object_set_new(json_object_get(doc, "summary"), "fill_retries",
+				    json_integer(run->fill_retries));
 	if (doc && run->evictions >= 0)
 		json_object_update_new(json_object_get(doc, "summary"), json_pack("{s:I, s:I}",
 			"evictions", (json_int_t)run->evictions,

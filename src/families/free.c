@@ -3,6 +3,7 @@
  * kernel frees each in bpf_map_free_deferred on a workqueue, which
  * progs/free.bpf.c times. Only maps named after this process count. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +39,59 @@ static unsigned long long kallsyms_lookup(const char *name)
 	return found;
 }
 
-int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size, long n)
-{
-	__u32 count = n;
+/* ENOMEM from an insert is, for maps on the BPF memory allocator (LPM tries,
+ * hash maps without prealloc), its per-CPU cache run dry before its refill
+ * (irq work allocating with GFP_NOWAIT) or the frees of earlier maps (after
+ * an RCU grace period) caught up: seen once in two make checks beside a
+ * parallel kernel build. The insert is asked again after a wait that
+ * doubles, up to FILL_PATIENCE_MS in all per fill, and counted. */
+#define FILL_PATIENCE_MS 5000
 
-	if (!n || !bpf_map_update_batch(fd, keys, vals, &count, NULL))
-		return 0;
-	if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
-		return -errno;
-	/* No batch operations for this map type (LPM trie): one at a time. */
-	for (long i = 0; i < n; i++)
-		if (bpf_map_update_elem(fd, (const char *)keys + i * key_size,
-					(const char *)vals + i * val_size, BPF_ANY))
-			return -errno;
+static bool wait_to_retry(int err, int *waited_ms, long *retries)
+{
+	int ms = *waited_ms ? *waited_ms : 1;
+
+	if (err != -ENOMEM || *waited_ms >= FILL_PATIENCE_MS)
+		return false;
+	usleep(ms * 1000);
+	*waited_ms += ms;
+	__atomic_fetch_add(retries, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The batch operation this map type lacks (LPM tries before 6.x): a fill
+ * goes on one element at a time. */
+static bool no_batch_ops(int err)
+{
+	return err == -EINVAL || err == -ENOTSUPP || err == -EOPNOTSUPP;
+}
+
+int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size,
+	     long n, long *retries)
+{
+	bool batch = true;
+	int waited = 0;
+
+	for (long done = 0; done < n;) {
+		const char *key = (const char *)keys + done * key_size;
+		const char *val = (const char *)vals + done * val_size;
+		__u32 count = n - done;
+		int err;
+
+		if (batch) {
+			err = bpf_map_update_batch(fd, key, val, &count, NULL) ? -errno : 0;
+			if (err && !done && no_batch_ops(err)) {
+				batch = false;
+				continue;
+			}
+			done += count;	/* the kernel says how many it took, also on error */
+		} else {
+			err = bpf_map_update_elem(fd, key, val, BPF_ANY) ? -errno : 0;
+			done += !err;
+		}
+		if (err && !wait_to_retry(err, &waited, retries))
+			return err;
+	}
 	return 0;
 }
 
@@ -74,7 +115,8 @@ int map_create_filled(const struct map_spec *spec, int *fd)
 	}
 	for (long i = 0; !err && i < spec->n; i++)
 		spec->key(spec->plan, keys + i * spec->key_size, i);
-	if (!err && (err = map_fill(*fd, keys, spec->key_size, vals, spec->value_buf, spec->n))) {
+	if (!err && (err = map_fill(*fd, keys, spec->key_size, vals, spec->value_buf, spec->n,
+				    spec->retries))) {
 		mb_err("filling the %s failed: %s", spec->what, strerror(-err));
 		close(*fd);
 		err = EXIT_RUNTIME;

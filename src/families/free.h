@@ -8,8 +8,10 @@
 extern const struct family free_family;
 
 /* Insert n keys and values into map fd, in batches where the map type
- * supports them; 0 or -errno. */
-int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size, long n);
+ * supports them, an insert the allocator refused for now (ENOMEM) asked
+ * again and counted in *retries; 0 or -errno. */
+int map_fill(int fd, const void *keys, size_t key_size, const void *vals, size_t val_size, long n,
+	     long *retries);
 
 /* A map to create and fill from user space with keys 0..n-1 and zero values. */
 struct map_spec {
@@ -20,6 +22,7 @@ struct map_spec {
 	size_t value_buf;		/* bytes of one value in user space (per-CPU: all CPUs) */
 	const struct plan *plan;
 	void (*key)(const struct plan *plan, void *key, __u32 id);	/* key of id, zeroed */
+	long *retries;			/* the run's fill_retries */
 };
 
 /* Create and fill; *fd on success. An exit status, after a one-line error. */

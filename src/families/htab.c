@@ -91,7 +91,7 @@ static int htab_new_filled_map(const struct plan *plan, struct run *run, const c
 		.value_buf = plan->map->percpu ?
 			     ((plan->value_size + 7) & ~7) * libbpf_num_possible_cpus() :
 			     plan->value_size,
-		.plan = plan, .key = htab_key }, fd);
+		.plan = plan, .key = htab_key, .retries = &run->fill_retries }, fd);
 }
 
 /* The key bytes past the id as the kernel bench's program writes them,

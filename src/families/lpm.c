@@ -140,7 +140,8 @@ static int lpm_new_filled_map(const struct plan *plan, struct run *run, const ch
 		.name = name, .what = "LPM trie", .type = BPF_MAP_TYPE_LPM_TRIE,
 		.key_size = sizeof(__u32) + plan->key_size, .value_size = plan->value_size,
 		.flags = BPF_F_NO_PREALLOC, .max_entries = plan->max_entries, .n = plan->nr_entries,
-		.value_buf = plan->value_size, .plan = plan, .key = stored_prefix }, fd);
+		.value_buf = plan->value_size, .plan = plan, .key = stored_prefix,
+		.retries = &run->fill_retries }, fd);
 }
 
 static int lpm_setup(struct run *run)

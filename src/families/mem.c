@@ -381,14 +381,15 @@ static json_t *mem_row_json(const struct mem_row *r)
 		"points", points, "fill", mem_fill_json(&r->fill));
 }
 
-static json_t *mem_json(const struct mem_report *rep)
+static json_t *mem_json(const struct mem_report *rep, const struct run *run)
 {
 	json_t *rows = json_array();
 
 	for (int i = 0; i < rep->nr_rows; i++)
 		json_array_append_new(rows, mem_row_json(&rep->rows[i]));
-	return json_pack("{s:s, s:[I, I], s:o}", "cgroup", rep->cgroup,
-			 "sizes", (json_int_t)rep->sizes[0], (json_int_t)rep->sizes[1], "rows", rows);
+	return json_pack("{s:s, s:[I, I], s:o, s:I}", "cgroup", rep->cgroup,
+			 "sizes", (json_int_t)rep->sizes[0], (json_int_t)rep->sizes[1], "rows", rows,
+			 "fill_retries", (json_int_t)run->fill_retries);
 }
 
 static int mem_measure(struct run *run, struct mem_report *rep)
@@ -432,7 +433,7 @@ static int mem_oneshot(struct run *run, json_t **part)
 	static struct mem_report rep;
 	int status = mem_measure(run, &rep);
 
-	*part = json_pack("{s:o}", "memory", mem_json(&rep));
+	*part = json_pack("{s:o}", "memory", mem_json(&rep, run));
 	return status;
 }
 
