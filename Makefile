@@ -41,7 +41,7 @@ DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest python3-pytest-xdist \
 	python3-jsonschema python3-hypothesis python3-pandas \
 	python3-sqlalchemy python3-psycopg2 postgresql-15 lava-common python3-yaml \
-	util-linux qemu-system-x86 busybox-static cpio \
+	util-linux qemu-system-x86 busybox-static cpio mawk \
 	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
 # The end-to-end kernel A/B of make check-slow builds this kernel source.
 DEB_PKGS_SLOW := linux-source-6.12

@@ -73,37 +73,37 @@ def test_ab_builds_each_kernel_into_its_folder(fake_tree, tmp_path, monkeypatch)
     assert kbuild[kbuild.index("--out") + 1].endswith(f"/{fake_tree.name}/before")
 
 
-def test_ab_starts_its_first_build_from_an_unpatched_one(fake_tree, tmp_path, monkeypatch):
-    """A first build of a source another unpatched build with today's
-    fragment already has (the tests' base, say) starts from it: seconds,
-    not the minutes of a first build. A patched or stale one would not do."""
-    from mapbench.commands import ab
-    seen = []
+def kbuild_record(folder, **info):
+    """A build folder as kbuild leaves one: bzImage, .config, kbuild.json."""
+    folder.mkdir(parents=True)
+    for name in ("bzImage", ".config"):
+        (folder / name).write_bytes(b"k")
+    (folder / "kbuild.json").write_text(json.dumps(dict(
+        {"patches": [], "config_fragment": {"sha256": FRAGMENT_SHA},
+         "toolchain": kbuild_command.toolchain()}, **info)))
+    return folder
 
-    def step(title, argv, capture=None):
-        seen.append([str(a) for a in argv])
-        return subprocess.CompletedProcess(argv, 1)
-    monkeypatch.setattr(ab, "step", step)
-    kernels = ROOT / "build" / "kernel" / fake_tree.name
-    fragment = hashlib.sha256(kbuild_command.FRAGMENT.read_bytes()).hexdigest()
 
-    def built(name, patches, sha=fragment):
-        (kernels / name).mkdir(parents=True)
-        (kernels / name / "bzImage").write_bytes(b"")
-        (kernels / name / "kbuild.json").write_text(json.dumps(
-            {"patches": patches, "config_fragment": {"sha256": sha}}))
-    try:
-        built("a-patched", ["x.patch"])
-        built("b-stale", [], sha="0" * 64)
-        assert ab.main(["--src", str(fake_tree), "--label", str(tmp_path / "s1"), "--",
-                        "htab-lookup"]) == 1
-        assert "--from" not in seen[-1]
-        built("c-base", [])
-        assert ab.main(["--src", str(fake_tree), "--label", str(tmp_path / "s2"), "--",
-                        "htab-lookup"]) == 1
-        assert seen[-1][seen[-1].index("--from") + 1] == str(kernels / "c-base")
-    finally:
-        shutil.rmtree(kernels, ignore_errors=True)
+FRAGMENT_SHA = hashlib.sha256(kbuild_command.FRAGMENT.read_bytes()).hexdigest()
+
+
+def test_a_first_build_starts_from_an_unpatched_build_of_its_tree_anywhere(tmp_path):
+    """kbuild's first build of a folder starts from the newest whole build of
+    the same working tree under build/ (ab's, bisect's or a user's) without
+    patches, with the fragment and toolchain it will use: seconds, not the
+    minutes of a first build. A patched, pruned, stale or other-toolchain
+    build, or one of another tree, would not do."""
+    top, tree = tmp_path / "build", "/tree/x"
+    kbuild_record(top / "kernel/src/patched", tree=tree, patches=["x.patch"])
+    kbuild_record(top / "kernel/src/stale", tree=tree, config_fragment={"sha256": "0" * 64})
+    kbuild_record(top / "kernel/src/other-tree", tree="/another/tree")
+    kbuild_record(top / "kernel/src/pruned", tree=tree, pruned=True)
+    kbuild_record(top / "kernel/src/old-awk", tree=tree,
+                  toolchain=dict(kbuild_command.toolchain(), awk="gawk 5"))
+    assert kbuild_command.unpatched_base(tree, FRAGMENT_SHA, tmp_path, top) is None
+    base = kbuild_record(top / "bisect/L/kernels/abc", tree=tree)
+    assert kbuild_command.unpatched_base(tree, FRAGMENT_SHA, tmp_path, top) == base
+    assert kbuild_command.unpatched_base(tree, FRAGMENT_SHA, base.resolve(), top) is None
 
 
 @pytest.mark.parametrize("args, status, says", [
@@ -229,6 +229,7 @@ olddefconfig:
 \t@true
 bzImage:
 \t@mkdir -p $(O)/arch/x86/boot && echo image > $(O)/arch/x86/boot/bzImage
+\t@echo $(AWK) > $(O)/awk-used
 kernelrelease:
 \t@echo 7.2.0$(LOCALVERSION)
 """
@@ -237,13 +238,7 @@ kernelrelease:
 def test_kbuild_from_a_build_into_a_folder_not_made_yet(fake_tree, tmp_path):
     """--out build/kernel/SRC/before, whose parent does not exist, ended in
     an internal error from cp (issue 43)."""
-    (fake_tree / "Makefile").write_text(FAKE_MAKEFILE)
-    merge = fake_tree / "scripts" / "kconfig" / "merge_config.sh"
-    merge.parent.mkdir(parents=True)
-    merge.write_text("#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT\ncat \"$5\" >> \"$4\"\n")
-    merge.chmod(0o755)
-    fragment = tmp_path / "f.config"
-    fragment.write_text("".join(f"{o}=y\n" for o in kbuild_command.REQUIRED))
+    fragment = fake_kernel(fake_tree, tmp_path)
     base = tmp_path / "base"
     # processes of their own: kbuild holds its tree's lock until it exits
     assert script_process("kbuild", "--src", fake_tree, "--out", base, "--config", fragment,
@@ -271,3 +266,75 @@ def test_a_copied_build_names_its_own_folder_in_its_tools_dependencies(tmp_path)
     assert cmd.read_text() == f"cmd_{out}/tools/objtool/check.o := gcc -o {out}/tools/objtool/check.o\n"
     assert cmd.stat().st_mtime_ns == 10 ** 18
     assert obj.read_bytes() == b"\0" + str(base).encode()
+
+
+def fake_kernel(tree, tmp_path):
+    """tree given FAKE_MAKEFILE and a merge_config.sh; a fragment kbuild accepts."""
+    (tree / "Makefile").write_text(FAKE_MAKEFILE)
+    merge = tree / "scripts" / "kconfig" / "merge_config.sh"
+    merge.parent.mkdir(parents=True)
+    merge.write_text("#!/bin/sh\n# merge_config.sh -m -O DIR CONFIG FRAGMENT\ncat \"$5\" >> \"$4\"\n")
+    merge.chmod(0o755)
+    fragment = tmp_path / "f.config"
+    fragment.write_text("".join(f"{o}=y\n" for o in kbuild_command.REQUIRED))
+    return fragment
+
+
+def test_the_awk_is_fixed_and_a_toolchain_change_is_said_before_building(fake_tree, tmp_path):
+    """Issue 59: a build made with mawk, gawk installed later (it becomes
+    awk), and a --from build recompiled the whole kernel. kbuild gives make
+    AWK= itself, whatever awk is on PATH, records the toolchain, and says
+    before building when a base was built with another."""
+    fragment = fake_kernel(fake_tree, tmp_path)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "awk").write_text("#!/bin/sh\necho 'GNU Awk 5.2.1'\n")
+    (shims / "awk").chmod(0o755)
+    base, after = tmp_path / "base", tmp_path / "after"
+    env_path = f"{shims}:{os.environ['PATH']}"
+    first = subprocess.run([ROOT / "scripts" / "kbuild", "--src", fake_tree, "--out", base,
+                            "--config", fragment], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, PATH=env_path))
+    assert first.returncode == 0, first.stderr
+    pinned = kbuild_command.awk()
+    assert (base / "awk-used").read_text().strip() == pinned != str(shims / "awk")
+    recorded = json.loads((base / "kbuild.json").read_text())["toolchain"]
+    assert recorded == kbuild_command.toolchain() and recorded["awk"].startswith(pinned)
+    assert "will rebuild" not in first.stdout
+    info = json.loads((base / "kbuild.json").read_text())
+    info["toolchain"]["awk"] = "/usr/bin/gawk: GNU Awk 5.2.1"
+    (base / "kbuild.json").write_text(json.dumps(info))
+    proc = script_process("kbuild", "--src", fake_tree, "--from", base, "--out", after,
+                          "--config", fragment, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    said = [x for x in proc.stdout.splitlines() if "will rebuild most objects" in x]
+    assert said == [f"kbuild: will rebuild most objects: awk changed from /usr/bin/gawk: GNU Awk "
+                    f"5.2.1 to {recorded['awk']} since {base} was built"], proc.stdout
+    assert proc.stdout.index("will rebuild") < proc.stdout.index("building")
+
+
+def test_gc_prunes_all_but_what_later_builds_need(tmp_path):
+    """Per tree: the unpatched base and the N newest others stay whole; the
+    others keep bzImage, .config and kbuild.json and say they are pruned; a
+    tree copy no whole build uses goes, one a whole build uses stays."""
+    top = tmp_path / "build"
+    copies = top / "kernel" / "tree"
+    for i, (name, patches) in enumerate((("before", []), ("p1", ["a"]), ("p2", ["b"]),
+                                         ("p3", ["c"]), ("p4", ["d"]))):
+        d = kbuild_record(top / "kernel" / "src" / name, tree=str(copies / "used"),
+                          patches=patches)
+        (d / "drivers").mkdir()
+        (d / "drivers" / "x.o").write_bytes(b"\0" * 100000)
+        os.utime(d / "bzImage", (1000 + i, 1000 + i))      # p4 the newest
+    for copy in ("used", "orphan"):
+        (copies / copy).mkdir(parents=True)
+        (copies / copy / "Makefile").write_text("x")
+    assert kbuild_command.gc(1, top) >= 3 * 100000
+    kernels = top / "kernel" / "src"
+    assert {d.name for d in kernels.iterdir() if (d / "drivers").exists()} == {"before", "p4"}
+    for name in ("p1", "p2", "p3"):
+        assert sorted(p.name for p in (kernels / name).iterdir()) == \
+            [".config", "bzImage", "kbuild.json"]
+        assert not kbuild_command.whole(kernels / name)
+        assert kbuild_command.up_to_date(kernels / name)    # still boots, still says what it is
+    assert (copies / "used").exists() and not (copies / "orphan").exists()

@@ -74,13 +74,19 @@ def test_bisect_names_the_commit_and_skips_one_that_does_not_build(history_tree)
     assert "5 -> 4.95" in proc.stdout and "-1.00% against its parent" in proc.stdout
     steps = [x for x in proc.stdout.splitlines() if x.startswith("bisect: ") and "->" in x]
     assert 1 <= len(steps) <= 4, steps
-    log = (f["work"] / "bisect.log").read_text()
-    assert f"# first bad commit: [{shas[6]}]" in log
-    # the worktree's bisection is over; the user's tree was never checked out
-    assert subprocess.run(["git", "-C", str(f["src"]), "bisect", "log"],
-                          capture_output=True).returncode != 0
+    log, = f["work"].glob(f"bisect-{shas[0][:12]}-{shas[8][:12]}-*.log")
+    assert f"# first bad commit: [{shas[6]}]" in log.read_text()
+    assert f"git's bisect log: {log}" in proc.stdout
+    # the bisection is over: its worktree is gone, and the user's tree, never
+    # checked out, lists it no more
+    assert not f["src"].exists() and str(f["src"]) not in worktrees(tree)
     assert subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip() == shas[8]
+
+
+def worktrees(tree):
+    return subprocess.run(["git", "-C", str(tree), "worktree", "list"], capture_output=True,
+                          text=True, check=True).stdout
 
 
 def test_a_commit_that_does_not_build_is_skipped(history_tree):
@@ -89,7 +95,9 @@ def test_a_commit_that_does_not_build_is_skipped(history_tree):
                           "--label", label, "--", "htab-lookup", timeout=300)
     assert proc.returncode == 1       # good and bad alike: nothing to bisect
     assert "nothing to bisect" in proc.stdout
-    subprocess.run(["git", "-C", str(f["src"]), "checkout", "-q", "--detach", shas[3]], check=True)
+    assert not f["src"].exists() and str(f["src"]) not in worktrees(tree)
+    subprocess.run(["git", "-C", str(tree), "worktree", "add", "-q", "--detach", str(f["src"]),
+                    shas[3]], check=True)
     state = {"label": label, "metric": "figure", "bench": ["htab-lookup"], "vmrun": [],
              "good_figure": 5.0, "bad_figure": 4.95, "unit": "M ops/s"}
     state_file = f["work"] / "step.json"
@@ -143,6 +151,8 @@ def test_a_second_bisection_waits_for_the_first(history_tree):
     assert script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
                           "--label", label, "--", "htab-lookup", timeout=300).returncode == 0
     # the first one interrupted: git's bisection still stands in the worktree
+    subprocess.run(["git", "-C", str(tree), "worktree", "add", "-q", "--detach", str(f["src"]),
+                    shas[0]], check=True)
     subprocess.run(["git", "-C", str(f["src"]), "bisect", "start", shas[8], shas[0]],
                    check=True, capture_output=True)
     proc = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
@@ -154,6 +164,28 @@ def test_a_second_bisection_waits_for_the_first(history_tree):
     again = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
                            "--label", label, "--", "htab-lookup", timeout=300)
     assert again.returncode == 0 and f"first bad commit: {shas[6][:12]}" in again.stdout
+    # it went on from git's pending commit: BAD was not tested (and logged) again
+    log, = f["work"].glob(f"bisect-{shas[0][:12]}-{shas[8][:12]}-*.log")
+    assert f"git bisect bad {shas[8]}" not in log.read_text(), log.read_text()
+
+
+def test_ctrl_c_in_a_step_ends_it_quietly_where_the_user_ran_bisect(tmp_path, monkeypatch):
+    """A Ctrl-C reaches git bisect run's child too: it used to end in a
+    KeyboardInterrupt traceback after bisect's one line. The step runs in the
+    folder bisect was run from, so the paths it prints read as there."""
+    from mapbench import cli
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"label": "x", "cwd": str(tmp_path)}))
+    seen = []
+
+    def interrupted(state, sha):
+        seen.append(os.getcwd())
+        raise KeyboardInterrupt
+    monkeypatch.setattr(bisect, "measure", interrupted)
+    monkeypatch.setattr(bisect, "git", lambda *a, **k: subprocess.CompletedProcess(a, 0, "abc"))
+    monkeypatch.chdir(ROOT)
+    assert cli.run(bisect.main, ["--step", str(state)], "bisect") == cli.EXIT_INTERRUPTED
+    assert seen == [str(tmp_path)]
 
 
 def test_a_kernel_built_with_another_fragment_is_out_of_date(tmp_path):
@@ -188,11 +220,13 @@ def test_a_step_starts_from_a_build_with_todays_fragment(tmp_path):
     fragment touched (minutes); starting from a kernel already built with
     today's fragment recompiles what the commits changed (about a minute)."""
     fragment = hashlib.sha256(kbuild.FRAGMENT.read_bytes()).hexdigest()
-    for i, (name, sha) in enumerate((("new", fragment), ("old", "0" * 64))):
+    for i, (name, sha, pruned) in enumerate((("new", fragment, False), ("old", "0" * 64, False),
+                                             ("pruned", fragment, True))):
         (tmp_path / name).mkdir()
         (tmp_path / name / "kbuild.json").write_text(
-            json.dumps({"config_fragment": {"sha256": sha}}))
-        (tmp_path / name / "bzImage").write_bytes(b"")
+            json.dumps({"config_fragment": {"sha256": sha}, "pruned": pruned}))
+        for kept in ("bzImage", ".config"):
+            (tmp_path / name / kept).write_bytes(b"")
         os.utime(tmp_path / name / "bzImage", (1000 + i, 1000 + i))   # old is the newer
     assert bisect.nearest_build(tmp_path, "x").name == "new"
-    assert bisect.nearest_build(tmp_path, "new").name == "old"
+    assert bisect.nearest_build(tmp_path, "new").name == "old"      # a pruned one never

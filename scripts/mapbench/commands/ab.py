@@ -23,7 +23,7 @@ inside a series that is better overall is what a reviewer asks about.
 
 Steps, each a script you can also run alone:
   1. scripts/kbuild --src SRC --out build/kernel/SRCNAME/before (kept for the next ab;
-     --from an unpatched build of SRC where one exists, as the tests' base)
+     kbuild starts it from any unpatched build of SRC's tree under build/, and says so)
   2. scripts/kbuild --src SRC --out build/kernel/SRCNAME/LABEL --from .../before --patch P...
      (--from: the same .config, and only what the patch touches is rebuilt;
      a series: one build per step, LABEL-1, LABEL-2, ...)
@@ -51,7 +51,7 @@ from pathlib import Path
 
 from .. import cli, model, output, results, stats, verdict
 from ..guest import options
-from . import kbuild, vmrun as vmrun_command
+from . import vmrun as vmrun_command
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
@@ -238,9 +238,6 @@ def main(argv=None):
         argv = [SCRIPTS / "kbuild", "--src", args.src, "--out", build]
         if i:
             argv += ["--from", steps[i - 1][0], *[x for p in patches for x in ("--patch", p)]]
-        elif not (build / "bzImage").exists() and \
-                (base := kbuild.unpatched_build(kernels, build.name)):
-            argv += ["--from", base]
         title = "build the kernel before" if not i else \
             f"build step {i}: + {patches[-1].name}" if series else "build the kernel after"
         proc = step(title, argv)

@@ -15,7 +15,8 @@ once, and is "bad" when its figure lies nearer to BAD's than to GOOD's; a
 commit that does not build is skipped (exit 125), as git bisect run wants.
 The end: the first bad commit, its figure against its parent's with the
 delta, the "where" line when --profile counted functions, and git's bisect
-log (build/bisect/L/bisect.log).
+log (build/bisect/L/bisect-GOOD-BAD-KEY.log: one per question asked under
+the label). Then the worktree is removed (your tree lists it no more).
 
 Each step's kernel (build/bisect/L/kernels/SHA) and result
 (results/bisect-L/KEY/SHA, KEY naming the benchmark and guest options) are
@@ -24,6 +25,10 @@ commit measured before is not booted again, and a commit built before is not
 built again, whatever is measured on it next (a kernel built with an older
 configs/vm-bpf.config is brought up to date first). One bisection at a
 time per label: another measurement waits until the first has ended.
+Disk is bounded: only the --keep-builds newest kernels (default 2) keep
+their objects for later steps to start from; the others are pruned to
+bzImage, .config and kbuild.json (about 15 MB against 1.5 GB), which is
+all a commit measured again needs.
 
 --model NAME counts with the cache model (memory effects icount cannot
 see), and --profile also attributes them to functions; the guest options
@@ -37,6 +42,7 @@ git tree, unknown revisions), 3 tool error, 64 usage error, 130 interrupted.
 import argparse
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -48,7 +54,7 @@ import numpy as np
 from .. import cachemodel, cli, model, results, verdict, where
 from ..guest import options
 from . import vmrun as vmrun_command
-from .kbuild import up_to_date
+from .kbuild import prune_older, up_to_date, whole
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
 
 WORK = ROOT / "build" / "bisect"
@@ -100,10 +106,10 @@ def figure_of(folder, metric):
 
 
 def nearest_build(kernels, but):
-    """The build to start the next from: the last one made with today's
-    config fragment (kbuild relocates a copy and rebuilds only what the
-    commits changed), else the last one made."""
-    built = [d for d in kernels.glob("*") if (d / "bzImage").exists() and d.name != but]
+    """The build to start the next from: the last whole one made with
+    today's config fragment (kbuild relocates a copy and rebuilds only what
+    the commits changed), else the last whole one made."""
+    built = [d for d in kernels.glob("*") if whole(d) and d.name != but]
     return max(built, key=lambda d: (up_to_date(d), (d / "bzImage").stat().st_mtime),
                default=None)
 
@@ -122,25 +128,34 @@ def measure(state, sha):
         # a stale kernel starts again from an up-to-date one (what the commits
         # changed is rebuilt), else where it is (what the fragment touched)
         base = nearest_build(f["kernels"], short)
-        base = None if (out / ".config").exists() and not (base and up_to_date(base)) else base
+        base = None if whole(out) and not (base and up_to_date(base)) else base
         build = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(f["src"]),
-                                "--out", str(out), *(["--from", str(base)] if base else [])])
+                                "--out", str(out), "--from", str(base) if base else "none"])
         if build.returncode == cli.EXIT_INTERRUPTED:
             raise KeyboardInterrupt
         if build.returncode:
             return None
     status = vmrun_command.main(["--kernel", str(out / "bzImage"), "--label", str(where_to),
                                  "--boots", "1", *state["vmrun"], "--", *state["bench"]])
+    for pruned, freed in prune_older(f["kernels"].glob("*"), state.get("keep_builds", 2)):
+        print(f"bisect: pruned {pruned.name} to its bzImage ({freed / 2 ** 30:.2f} GiB freed; "
+              f"--keep-builds {state.get('keep_builds', 2)})", flush=True)
     if status == cli.EXIT_INTERRUPTED:
         raise KeyboardInterrupt
     return figure_of(where_to, state["metric"]) if status == 0 else None
 
 
 def step(state_file):
-    """git bisect run's command: 0 good, 1 bad, 125 skip (no build)."""
+    """git bisect run's command: 0 good, 1 bad, 125 skip (no build), 130
+    interrupted (git bisect run then stops; bisect itself says so). It runs
+    where the user ran bisect, so that paths print as they do there."""
     state = json.loads(Path(state_file).read_text())
     sha = git(folders(state["label"])["src"], "rev-parse", "HEAD").stdout.strip()
-    found = measure(state, sha)
+    os.chdir(state.get("cwd", ROOT))        # a state file of an older bisect has none
+    try:
+        found = measure(state, sha)
+    except KeyboardInterrupt:
+        return cli.EXIT_INTERRUPTED
     if found is None:
         print(f"bisect: {sha[:12]} does not build or boot: skipped", flush=True)
         return 125
@@ -161,8 +176,16 @@ def prepare(args, f):
         cli.die(f"--good {args.good} is not an ancestor of --bad {args.bad}", cli.EXIT_INPUT)
     f["work"].mkdir(parents=True, exist_ok=True)
     if not f["src"].exists():
+        git(tree, "worktree", "prune")
         git(tree, "worktree", "add", "--detach", str(f["src"]), good)
     return good, bad
+
+
+def remove_worktree(tree, f):
+    """The bisection's worktree gone, and with it the user's tree's entry
+    for it: what stays is its kernels and results."""
+    git(tree, "worktree", "remove", "--force", str(f["src"]), check=False)
+    git(tree, "worktree", "prune", check=False)
 
 
 def refuse_a_second_bisection(f, state):
@@ -192,6 +215,9 @@ def main(argv=None):
     ap.add_argument("--metric", choices=sorted(model.METRICS),
                     help="default: the policy's (figure, the benchmark's own)")
     ap.add_argument("--policy", help="the gate's policy file: its threshold")
+    ap.add_argument("--keep-builds", type=cli.at_least(0), default=2, metavar="N",
+                    help="kernels that keep their objects for later steps (default 2); the "
+                         "others keep their bzImage only")
     options.add(ap)
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
@@ -204,46 +230,61 @@ def main(argv=None):
     good, bad = prepare(args, f)
     policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
     state = {"label": label, "metric": policy["default"]["metric"], "bench": bench,
-             "vmrun": options.passed_on(args)}
+             "vmrun": options.passed_on(args), "keep_builds": args.keep_builds,
+             "cwd": os.getcwd()}
     refuse_a_second_bisection(f, state)
     try:
-        ends = {}
-        for name, sha in (("good", good), ("bad", bad)):
-            git(f["src"], "checkout", "--quiet", "--detach", sha)
-            ends[name] = measure(state, sha)
-            if ends[name] is None:
-                cli.die(f"--{name} {sha[:12]} does not build or boot", cli.EXIT_FAILED)
-        (g, direction, g_runs), (b, _, b_runs) = ends["good"], ends["bad"]
-        verdict.apply_clock_defaults(policy, model.clock_of_runs(g_runs, b_runs))
-        threshold = verdict.rules_for(policy, g_runs[0].benchmark)["threshold_pct"]
-        delta = (b / g - 1) * 100
-        if abs(delta) <= threshold:
-            print(f"bisect: GOOD {g:.6g} and BAD {b:.6g} differ by {delta:+.2f}%, not more than "
-                  f"the threshold {threshold:g}%: nothing to bisect")
-            return cli.EXIT_FAILED
-        state.update(good_figure=g, bad_figure=b, unit=g_runs[0].unit(state["metric"]))
-        f["state"].write_text(json.dumps(state, indent=1))
-        print(f"bisect: GOOD {good[:12]} {g:.6g}, BAD {bad[:12]} {b:.6g} ({delta:+.2f}%, "
-              f"{model.better(direction)})", flush=True)
-        if git(f["src"], "bisect", "log", check=False).returncode:
-            git(f["src"], "bisect", "start", bad, good)
-        subprocess.run(["git", "-C", str(f["src"]), "bisect", "run", PY, str(SCRIPTS / "bisect"),
-                        "--step", str(f["state"])])
-        log = git(f["src"], "bisect", "log", check=False).stdout
-        (f["work"] / "bisect.log").write_text(log)
-        first = re.search(r"^# first bad commit: \[([0-9a-f]{40})\]", log, re.M)
-        git(f["src"], "bisect", "reset", check=False)
-        if not first:
-            print(f"bisect: no first bad commit (skipped commits hide it?); git's log: "
-                  f"{f['work'] / 'bisect.log'}")
-            return cli.EXIT_FAILED
-        return report(state, f, first[1])
+        status = bisection(f, state, policy, good, bad)
     except KeyboardInterrupt:
         print(f"\nbisect: interrupted; run the same command again to resume ({f['work']})")
         return cli.EXIT_INTERRUPTED
+    remove_worktree(args.src, f)
+    return status
 
 
-def report(state, f, sha):
+def bisection(f, state, policy, good, bad):
+    """Measure GOOD and BAD, let git bisect run the commits between, report
+    the first bad one: an exit status."""
+    ends = {}
+    for name, sha in (("good", good), ("bad", bad)):
+        git(f["src"], "checkout", "--quiet", "--detach", sha)
+        ends[name] = measure(state, sha)
+        if ends[name] is None:
+            print(f"bisect: --{name} {sha[:12]} does not build or boot", file=sys.stderr)
+            return cli.EXIT_FAILED
+    (g, direction, g_runs), (b, _, b_runs) = ends["good"], ends["bad"]
+    verdict.apply_clock_defaults(policy, model.clock_of_runs(g_runs, b_runs))
+    threshold = verdict.rules_for(policy, g_runs[0].benchmark)["threshold_pct"]
+    delta = (b / g - 1) * 100
+    if abs(delta) <= threshold:
+        print(f"bisect: GOOD {g:.6g} and BAD {b:.6g} differ by {delta:+.2f}%, not more than "
+              f"the threshold {threshold:g}%: nothing to bisect")
+        return cli.EXIT_FAILED
+    state.update(good_figure=g, bad_figure=b, unit=g_runs[0].unit(state["metric"]))
+    f["state"].write_text(json.dumps(state, indent=1))
+    print(f"bisect: GOOD {good[:12]} {g:.6g}, BAD {bad[:12]} {b:.6g} ({delta:+.2f}%, "
+          f"{model.better(direction)})", flush=True)
+    if git(f["src"], "bisect", "log", check=False).returncode:
+        git(f["src"], "bisect", "start", bad, good)
+    else:       # resumed: measuring the ends moved HEAD off git's pending commit
+        git(f["src"], "bisect", "next", check=False)
+    run = subprocess.run(["git", "-C", str(f["src"]), "bisect", "run", PY,
+                          str(SCRIPTS / "bisect"), "--step", str(f["state"])])
+    if run.returncode < 0 or run.returncode == cli.EXIT_INTERRUPTED:
+        raise KeyboardInterrupt
+    log = git(f["src"], "bisect", "log", check=False).stdout
+    saved = f["work"] / (f"bisect-{good[:12]}-{bad[:12]}-"
+                         f"{measurement_key(state['bench'], state['vmrun'])}.log")
+    saved.write_text(log)
+    first = re.search(r"^# first bad commit: \[([0-9a-f]{40})\]", log, re.M)
+    git(f["src"], "bisect", "reset", check=False)
+    if not first:
+        print(f"bisect: no first bad commit (skipped commits hide it?); git's log: {saved}")
+        return cli.EXIT_FAILED
+    return report(state, f, first[1], saved)
+
+
+def report(state, f, sha, log):
     """The first bad commit, its figure against its parent's (measured
     now where the bisection only inferred it), where."""
     parent = git(f["src"], "rev-parse", f"{sha}^").stdout.strip()
@@ -258,5 +299,5 @@ def report(state, f, sha):
               f"({delta:+.2f}% against its parent {parent[:12]})")
         for line in where.lines(before[2], bad_runs[2]):
             print(f"  {line}")
-    print(f"  git's bisect log: {f['work'] / 'bisect.log'}")
+    print(f"  git's bisect log: {log}")
     return cli.EXIT_PASS
