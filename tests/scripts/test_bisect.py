@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
@@ -183,9 +184,13 @@ def test_ctrl_c_in_a_step_ends_it_quietly_where_the_user_ran_bisect(tmp_path, mo
         raise KeyboardInterrupt
     monkeypatch.setattr(bisect, "measure", interrupted)
     monkeypatch.setattr(bisect, "git", lambda *a, **k: subprocess.CompletedProcess(a, 0, "abc"))
+    handlers = []
+    monkeypatch.setattr(bisect.signal, "signal", lambda *a: handlers.append(a))
     monkeypatch.chdir(ROOT)
     assert cli.run(bisect.main, ["--step", str(state)], "bisect") == cli.EXIT_INTERRUPTED
     assert seen == [str(tmp_path)]
+    # a second Ctrl-C while it exits is ignored, not a traceback
+    assert handlers == [(signal.SIGINT, signal.SIG_IGN)]
 
 
 def test_a_kernel_built_with_another_fragment_is_out_of_date(tmp_path):
