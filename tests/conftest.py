@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -300,36 +299,20 @@ def label():
     shutil.rmtree(ROOT / "results" / name, ignore_errors=True)
 
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def postgres_cluster(db):
     """A PostgreSQL 15 server of the caller's own (a cluster in a temporary
-    folder, trusting 127.0.0.1 at a free port) with database DB; its URL.
+    folder, as scripts/lab starts its own) with database DB; its URL.
     Stopped and removed afterwards."""
-    if os.geteuid() != 0 or not (PG_BIN / "initdb").exists():
+    from mapbench.lab import local
+    if os.geteuid() != 0 or not (local.PG_BIN / "initdb").exists():
         pytest.skip("needs root and postgresql-15 (make deps)")
     tmp = Path(tempfile.mkdtemp(prefix="mapbench-pg-"))
-    shutil.chown(tmp, "postgres")
-    as_pg = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-    subprocess.run(as_pg + [str(PG_BIN / "initdb"), "-D", str(tmp / "data"), "-A", "trust"],
-                   check=True, capture_output=True)
-    subprocess.run(as_pg + [str(PG_BIN / "pg_ctl"), "-D", str(tmp / "data"), "-w", "-l",
-                            str(tmp / "log"), "-o", f"-k {tmp} -c listen_addresses=127.0.0.1 "
-                            f"-p {port}", "start"], check=True, capture_output=True)
+    tmp.chmod(0o755)            # the postgres user goes through it to its cluster
+    cluster = local.Postgres(tmp / "cluster", local.free_port())
     try:
-        subprocess.run(as_pg + [str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(port), db],
-                       check=True, capture_output=True)
-        yield f"postgresql://postgres@127.0.0.1:{port}/{db}"
+        cluster.start([db])
+        yield cluster.url(db)
     finally:
-        subprocess.run(as_pg + [str(PG_BIN / "pg_ctl"), "-D", str(tmp / "data"), "-w", "-m",
-                                "fast", "stop"], capture_output=True)
+        cluster.stop()
         shutil.rmtree(tmp)

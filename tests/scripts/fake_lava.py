@@ -1,17 +1,23 @@
 """A stand-in for a LAVA server's REST API (v0.2), as much of it as
-mapbench uses: whoami, submit, a job's state, its log, cancel, a device.
-Each submitted job plays a script of (state, health) steps, one per look,
-and serves a recorded job log; cancels are remembered."""
+mapbench uses: whoami, submit, a job's state, its log, cancel, the device
+types, workers and devices. Each submitted job plays a script of (state,
+health) steps, one per look, and serves a recorded job log; cancels are
+remembered."""
 import json
 import threading
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import yaml
 
+# device -> (health, worker, worker online): two qemu devices that can take jobs
+DEVICES = {"qemu-1": ("Good", "worker-qemu-1", True), "qemu-2": ("Good", "worker-qemu-2", True)}
+
 
 class FakeLava:
-    def __init__(self, token="good", log_records=(), steps=None, refuse_job=None):
-        self.token, self.records = token, list(log_records)
+    def __init__(self, token="good", log_records=(), steps=None, refuse_job=None,
+                 devices=DEVICES):
+        self.token, self.records, self.devices = token, list(log_records), devices
         self.steps = steps or [("Submitted", "Unknown"), ("Running", "Unknown"),
                                ("Finished", "Complete")]
         self.refuse_job = refuse_job
@@ -59,9 +65,22 @@ class FakeLava:
                 known = self.authorized()
                 if known is None:
                     return
-                parts = self.path.strip("/").split("/")[2:]     # after api/v0.2
+                url = urllib.parse.urlsplit(self.path)
+                parts = url.path.strip("/").split("/")[2:]     # after api/v0.2
+                query = dict(urllib.parse.parse_qsl(url.query))
                 if parts == ["system", "whoami"]:
                     return self.reply(200, {"user": "tester" if known else ""})
+                if parts == ["devicetypes"]:
+                    return self.reply(200, {"results": [{"name": "qemu"}]})
+                if parts == ["workers"]:
+                    return self.reply(200, {"results": [
+                        {"hostname": w, "state": "Online" if up else "Offline"}
+                        for _, w, up in lab.devices.values()]})
+                if parts == ["devices"]:
+                    return self.reply(200, {"results": [
+                        {"hostname": d, "health": health, "worker_host": w}
+                        for d, (health, w, _) in lab.devices.items()
+                        if query.get("device_type") == "qemu"]})
                 if parts[0] == "devices":
                     return self.reply(200, {"hostname": parts[1], "worker_host": "worker-" + parts[1]})
                 job_id = int(parts[1])

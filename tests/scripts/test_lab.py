@@ -190,11 +190,12 @@ def test_a_servers_job_lands_as_a_local_boots_result(label, kernel_image, fake_l
                    "url": fake_lava.url + "scheduler/job/1", "device": "qemu-2",
                    "device_type": "qemu", "worker": "worker-qemu-2", "health": "Complete",
                    "job_name": "mapbench " + label.name + " boot 1/1 (2 configurations)"}
-    # progress per job: queued, running, finished
+    # progress per job: queued, running, complete; one job, two devices
+    assert f"LAVA server {fake_lava.url} as tester: 1 job on 2 qemu devices" in progress
     said = [p.split(": ", 1)[1] for p in progress if "LAVA job 1" in p]
-    assert said[:4] == ["LAVA job 1 submitted (" + fake_lava.url + "scheduler/job/1)",
-                        "LAVA job 1 queued", "LAVA job 1 running on qemu-2",
-                        "LAVA job 1 finished on qemu-2"], progress
+    assert said == ["LAVA job 1 submitted (" + fake_lava.url + "scheduler/job/1)",
+                    "LAVA job 1 queued", "LAVA job 1 running on qemu-2",
+                    "LAVA job 1 complete on qemu-2"], progress
     # the boot's files as the worker fetches them (file:// on one machine)
     assert f"url: file://{initrd.resolve()}" in fake_lava.definitions[0]
 
@@ -226,7 +227,7 @@ def test_an_incomplete_job_is_a_failed_boot_with_lavas_reason(label, kernel_imag
 @pytest.mark.parametrize("url, token, status, says", [
     ("http://127.0.0.1:1/", "good", 4, "cannot reach the LAVA server at http://127.0.0.1:1/"),
     (None, "bad", 4, "refused the token (Invalid token.)"),
-    (None, None, 4, "does not know the token"),
+    (None, None, 4, "no token for the LAVA server"),
 ])
 def test_a_server_that_cannot_be_used_is_one_line(fake_lava, url, token, status, says):
     with pytest.raises(InputError) as refused:
@@ -326,3 +327,88 @@ def test_a_server_needs_no_qemu_here(kernel_image, monkeypatch):
     args.engine = "local"
     with pytest.raises(SystemExit):
         vmrun_command.check_inputs(args)
+
+
+@pytest.mark.parametrize("devices, says", [
+    ({}, "has no qemu device that is healthy on a worker online"),
+    ({"qemu-1": ("Bad", "w1", True)}, "has no qemu device that is healthy"),
+    ({"qemu-1": ("Good", "w1", False)}, "on a worker online"),
+])
+def test_a_lab_that_cannot_take_the_jobs_says_so_before_anything_runs(devices, says):
+    lab = FakeLava(devices=devices)
+    try:
+        with pytest.raises(InputError) as refused:
+            engine.preflight(argparse.Namespace(lava_url=lab.url, lava_token="good",
+                                                lava_device_type="qemu"))
+        assert refused.value.status == 4 and says in str(refused.value), refused.value
+        with pytest.raises(InputError) as refused:
+            engine.preflight(argparse.Namespace(lava_url=lab.url, lava_token="good",
+                                                lava_device_type="x86"))
+        assert "has no device type x86 (it has qemu)" in str(refused.value)
+    finally:
+        lab.close()
+
+
+def test_ab_checks_the_lab_before_it_builds(fake_lava, monkeypatch, tmp_path):
+    """A wrong token used to fail after both builds (21 minutes on a fresh
+    tree), leaving a build folder behind."""
+    from mapbench.commands import ab
+    steps = []
+    monkeypatch.setattr(ab, "step", lambda *a, **k: steps.append(a))
+    proc = run_script("ab", "--src", "/tmp", "--label", str(tmp_path / "set"), "--engine", "lava",
+                      "--lava-url", fake_lava.url, "--lava-token", "bad", "--", "htab-lookup")
+    assert proc.returncode == 4 and "refused the token" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and steps == []
+    monkeypatch.setenv("MAPBENCH_LAVA_URL", fake_lava.url)
+    proc = run_script("ab", "--src", "/tmp", "--label", str(tmp_path / "set"), "--engine", "lava",
+                      "--lava-token", "bad", "--", "htab-lookup")
+    assert proc.returncode == 4 and fake_lava.url in proc.stderr, proc.stderr
+
+
+def test_a_job_cancelled_in_the_queue_is_said_cancelled(label, kernel_image, tmp_path):
+    lab = FakeLava(log_records=recorded("lava-run.jsonl"),
+                   steps=[("Submitted", "Unknown"), ("Finished", "Canceled")])
+    try:
+        plan, todo = server_plan(label, kernel_image, lab)
+        progress = []
+        engine.boot_one(plan, "tcg", kernel_image, todo, tmp_path, progress.append)(0)
+    finally:
+        lab.close()
+    said = [p.split(": ", 1)[1] for p in progress if "LAVA job 1" in p]
+    assert said[-1].startswith("LAVA job 1 cancelled"), progress
+
+
+def test_a_lab_folder_without_a_lab_is_one_line(tmp_path):
+    for verb in ("status", "down"):
+        proc = run_script("lab", verb, "--dir", tmp_path / "none")
+        assert proc.returncode == 2 and "no lab in" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    proc = run_script("lab", "up", "--dir", tmp_path / "full")
+    assert proc.returncode == 2 and "is not empty" in proc.stderr, proc.stderr
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
+
+
+def test_down_stops_what_up_recorded_and_nothing_else(tmp_path):
+    """By pid and start time: a process that took a recorded pid later (here:
+    one whose start time differs) is not the lab's, and lives on."""
+    from mapbench.lab import local
+    ours = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    other = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    (folder / local.RECORD).write_text(json.dumps({
+        "postgres": str(folder / "postgres"),
+        "processes": [{"name": "server", "pid": ours.pid, "started": local.started(ours.pid)},
+                      {"name": "worker-1", "pid": other.pid,
+                       "started": local.started(other.pid) + 1}]}))
+    try:
+        proc = run_script("lab", "down", "--dir", folder)
+        assert proc.returncode == 0 and "stopped server;" in proc.stdout, proc.stdout
+        assert ours.wait(timeout=10) == -signal.SIGTERM
+        assert other.poll() is None and not folder.exists()
+    finally:
+        for p in (ours, other):
+            p.kill()
+            p.wait()

@@ -1,21 +1,27 @@
 """Boots as LAVA jobs, end to end on this machine (make check-slow): a
-lava-run job with no server gives vmrun's figures; a LAVA server of the
-test's own with two workers (two QEMU devices) runs an A/B of the 1% patch
-to the same verdict and figures as a local A/B, runs jobs two at a time
-(one at a time with one worker; the wall times are printed), and Ctrl-C
-cancels every job; nothing it started is left running."""
+lava-run job with no server gives vmrun's figures; a lab started by
+scripts/lab up with two workers (two QEMU devices) runs an A/B of the 1%
+patch to the same verdict and figures as a local A/B, with the lab's URL and
+token from the environment up printed, runs jobs two at a time (one at a
+time with one worker; the wall times are printed), and Ctrl-C cancels every
+job; the history's store works on the lab's PostgreSQL; scripts/lab down
+leaves nothing running."""
 import json
 import shutil
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from datetime import datetime
 
 import pytest
 
 from conftest import ROOT, script_process
-from lava_local import local_lava
 from test_ab import FIXTURES, ab, needs_source, report_delta
+from test_analysis import write_set
+from test_clock import ICOUNT
+
+from mapbench.lab import local
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("lava-run") and shutil.which("lava-worker")
@@ -40,9 +46,29 @@ def figures(label_dir):
 
 
 def running():
-    """The pids of QEMU and LAVA processes running now."""
-    return set(subprocess.run(["pgrep", "-f", "qemu-system|lava-run|lava-worker|lava_server"],
-                              capture_output=True, text=True).stdout.split())
+    """The pids of QEMU, LAVA and PostgreSQL processes running now."""
+    return set(subprocess.run(["pgrep", "-f", "qemu-system|lava-run|lava-worker|lava_server|"
+                               "postgres"], capture_output=True, text=True).stdout.split())
+
+
+@contextmanager
+def lab_up(tmp_path, workers=2):
+    """scripts/lab up in a folder of the test's under build/ (the postgres
+    user must reach it), and down after: the Lab, with up's printout (the
+    export line) and its time."""
+    folder = ROOT / "build" / f"lab-{tmp_path.name}"
+    start = time.monotonic()
+    proc = script_process("lab", "up", "--workers", workers, "--dir", folder, timeout=600)
+    took = time.monotonic() - start
+    try:
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+        lab = local.Lab.of(folder)
+        lab.printed, lab.took = proc.stdout, took
+        yield lab
+    finally:
+        down = script_process("lab", "down", "--dir", folder, timeout=300)
+        assert down.returncode == 0, down.stderr
+        assert not folder.exists()
 
 
 def test_a_lava_run_job_gives_a_local_boots_figures(root, debian_6_12, label):
@@ -91,19 +117,33 @@ def overlapping(jobs):
 
 
 @needs_source
-def test_an_ab_through_a_lab_of_two_workers_is_the_local_ab(root):
+def test_an_ab_through_a_lab_of_two_workers_is_the_local_ab(root, tmp_path, monkeypatch):
+    """README's whole story: scripts/lab up --workers 2, the export line it
+    prints, scripts/ab --engine lava, scripts/lab down."""
     before = running()
-    local, local_texts, _, local_figures = ab("--patch", FIXTURES / "htab-lookup-one-percent.patch")
-    assert local.returncode == 1, local.stdout[-3000:] + local.stderr
-    with local_lava(workers=2) as lava:
+    here, local_texts, _, local_figures = ab("--patch",
+                                             FIXTURES / "htab-lookup-one-percent.patch")
+    assert here.returncode == 1, here.stdout[-3000:] + here.stderr
+    with lab_up(tmp_path) as lava:
+        export = next(x for x in lava.printed.splitlines() if x.startswith("export "))
+        for pair in export.split()[1:]:
+            name, value = pair.split("=", 1)
+            monkeypatch.setenv(name, value)
         start = time.monotonic()
         lab, lab_texts, _, lab_figures = ab(
             "--patch", FIXTURES / "htab-lookup-one-percent.patch", "--engine", "lava",
-            "--lava-url", lava.url, "--lava-token", lava.token, "--lava-poll", "2")
+            "--lava-poll", "2")
         lab_s = time.monotonic() - start
         jobs = lava.jobs()
+        # the history's store on the lab's own PostgreSQL
+        db = lava.record["databases"]["history"]
+        folder = write_set(tmp_path / "set", "htab-lookup", [5.0, 5.0001], env=ICOUNT)
+        assert script_process("history", "add", folder, "--commit", "c1", "--db", db,
+                              timeout=120).returncode == 0
+        assert "c1" in script_process("history", "list", "--db", db, timeout=120).stdout
     print(lab.stdout[-3000:])
-    print(f"ab through LAVA, two workers: {lab_s:.0f} s")
+    print(f"scripts/lab up --workers 2: {lava.took:.0f} s; ab through LAVA, two workers: "
+          f"{lab_s:.0f} s")
     # the same verdict, and the same figures within icount's spread
     assert lab.returncode == 1, lab.stdout[-3000:] + lab.stderr
     assert "| REGRESSION" in lab.stdout
@@ -120,12 +160,12 @@ def test_an_ab_through_a_lab_of_two_workers_is_the_local_ab(root):
 
 
 def test_two_workers_run_jobs_two_at_a_time_one_one_and_ctrl_c_cancels_them(root, debian_6_12,
-                                                                              label):
+                                                                              label, tmp_path):
     before = running()
     sets = [label.with_name(label.name + s) for s in ("-a", "-b", "-c")]
     lab = ["--engine", "lava", "--lava-poll", "1"]
     try:
-        with local_lava(workers=2) as lava:
+        with lab_up(tmp_path) as lava:
             # a physical box's job cannot run here: the server's own validation takes it
             bare_metal = (FIXTURES / "lava" / "ipxe-job.yaml").read_text()
             assert lava.api("jobs/validate/", {"definition": bare_metal, "strict": True}) == \
@@ -137,8 +177,8 @@ def test_two_workers_run_jobs_two_at_a_time_one_one_and_ctrl_c_cancels_them(root
             for workers in (2, 1):
                 if workers == 1:
                     lava.set_health("qemu-2", "MAINTENANCE")
-                    lava.wait(lambda: lava.api("devices/qemu-2/")["health"] == "Maintenance",
-                              "qemu-2 in maintenance")
+                    local.wait(lambda: lava.api("devices/qemu-2/")["health"] == "Maintenance",
+                               "qemu-2 in maintenance")
                 start = time.monotonic()
                 proc = script_process("vmrun", "--kernel", debian_6_12, "--kernel", debian_6_12,
                                       "--label", sets[0].name, "--label", sets[1].name,
@@ -155,12 +195,12 @@ def test_two_workers_run_jobs_two_at_a_time_one_one_and_ctrl_c_cancels_them(root
                 ["/usr/bin/python3", str(ROOT / "scripts" / "vmrun"), "--kernel",
                  str(debian_6_12), "--label", sets[2].name, "--boots", "3", *lab, *VMRUN, *BENCH],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            lava.wait(lambda: any(j["state"] == "Running" and j["id"] > seen
-                                  for j in lava.jobs()), "a job to run")
+            local.wait(lambda: any(j["state"] == "Running" and j["id"] > seen
+                                   for j in lava.jobs()), "a job to run")
             child.send_signal(signal.SIGINT)
             out, _ = child.communicate(timeout=120)
             assert child.returncode == 130, out
-            lava.wait(lambda: all(j["state"] == "Finished" for j in lava.jobs()), "cancels", 180)
+            local.wait(lambda: all(j["state"] == "Finished" for j in lava.jobs()), "cancels", 180)
             later = [j for j in lava.jobs() if j["id"] > seen]
             assert len(later) == 3 and {j["health"] for j in later} == {"Canceled"}, later
     finally:

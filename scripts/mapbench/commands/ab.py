@@ -51,6 +51,7 @@ from pathlib import Path
 
 from .. import cli, model, output, results, stats, verdict
 from ..guest import options
+from ..lab import engine as lab_engine
 from . import vmrun as vmrun_command
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
@@ -222,6 +223,9 @@ def main(argv=None):
     set_dir = RESULTS / label
     if set_dir.exists() and any(set_dir.iterdir()):
         cli.die(f"{set_dir} is not empty: choose another --label", cli.EXIT_USAGE)
+    vmrun_command.check_lab_options(ap, args)
+    if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
+        lab_engine.preflight(args)
     # One "before" build per source, reused (a no-op rebuild) by later ab runs.
     kernels = ROOT / "build" / "kernel" / re.sub(r"\.tar(\.\w+)?$", "", args.src.resolve().name)
     start = time.monotonic()

@@ -54,6 +54,7 @@ import numpy as np
 
 from .. import cachemodel, cli, model, results, verdict, where
 from ..guest import options
+from ..lab import engine as lab_engine
 from . import vmrun as vmrun_command
 from .kbuild import prune_older, up_to_date, whole
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
@@ -234,6 +235,9 @@ def main(argv=None):
     bench = argv[cut + 1:]
     if not bench:
         ap.error("give the benchmark after --: bisect ... -- htab-lookup --max-entries 1K")
+    vmrun_command.check_lab_options(ap, args)
+    if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
+        lab_engine.preflight(args)
     label = args.label or f"{args.good}-{args.bad}"
     label = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label)
     f = folders(label)

@@ -190,8 +190,11 @@ def check_lab_options(ap, args):
              if getattr(args, o) is not None]
     if args.engine != "lava" and given:
         ap.error(f"--{given[0].replace('_', '-')} goes with --engine lava")
+    if args.engine == "lava":
+        args.lava_url = args.lava_url or os.environ.get("MAPBENCH_LAVA_URL")
     if args.engine == "lava" and not args.lava_url:
-        ap.error("--engine lava needs the server: --lava-url http://HOST/")
+        ap.error("--engine lava needs the server: --lava-url http://HOST/ (or "
+                 "MAPBENCH_LAVA_URL, which scripts/lab up prints)")
     if bool(args.lava_publish) != bool(args.lava_publish_url):
         ap.error("--lava-publish DIR and --lava-publish-url URL go together")
     if args.lava_poll <= 0:

@@ -138,13 +138,17 @@ def qemu_argv(image, initrd, serial_out, accel, smp, mem_mib, clock="host", topo
 
 
 def qemu_version():
-    """This machine's QEMU, or "unknown" (a lab's jobs need none here)."""
+    """This machine's QEMU, or "unknown" (a lab's jobs need none here): as a
+    lab's worker says its own (LAVA reads the package's version), Debian's
+    package version where QEMU names one ("QEMU emulator version 7.2.22
+    (Debian 1:7.2+dfsg-7+deb12u18+b3)"), else QEMU's, so that a guest's QEMU
+    is one name whichever engine booted it."""
     try:
         out = subprocess.run([QEMU, "--version"], capture_output=True, text=True).stdout
     except OSError:
         return "unknown"
-    m = re.search(r"version (\S+)", out)
-    return m[1] if m else "unknown"
+    m = re.search(r"version (\S+)(?: \(Debian ([^)\s]+)\))?", out)
+    return (m[2] or m[1]) if m else "unknown"
 
 
 def parallel_boots(asked, clock):

@@ -8,8 +8,10 @@ import os
 import shutil
 import time
 
+from .. import results
 from ..cli import EXIT_INPUT
 from ..model import InputError
+from ..paths import RESULTS
 from ..guest.boot import Console, boot_tag, vm_record
 from ..guest.qemu import kernel_cmdline, layout_draw, machine_argv
 from . import dispatcher, job as lavajob, joblog, server as lavaserver
@@ -20,8 +22,9 @@ def boot_job(plan, i, accel, kernel_url, initrd_url, todo, draw, device_type="qe
     line as a local boot; on a physical device type, booted over iPXE."""
     args = plan.args
     r, k = plan.boots[i]
-    name = (f"mapbench {plan.labels[k]} boot {r + 1}/{args.boots} "
-            f"({len(plan.configs)} configurations)")
+    configs = len(plan.configs)
+    name = (f"mapbench {set_name(plan.labels[k])} boot {r + 1}/{args.boots} "
+            f"({configs} configuration{'s' * (configs != 1)})")
     run_seconds = args.run_timeout * max(1, len(todo))
     cmdline = kernel_cmdline(plan.clock, draw)
     if device_type != "qemu":
@@ -34,6 +37,14 @@ def boot_job(plan, i, accel, kernel_url, initrd_url, todo, draw, device_type="qe
                if f"{o} {v}" not in ("-accel kvm", "-cpu host")]
     return lavajob.qemu_job(name, kernel_url, initrd_url, cmdline, machine, accel == "kvm",
                             args.mem, args.boot_timeout, run_seconds)
+
+
+def set_name(label):
+    """A set as a job's name says it: its folder under results/, not a path
+    of this machine's."""
+    folder = results.label_dir(str(label)).resolve()
+    return folder.relative_to(RESULTS).as_posix() if folder.is_relative_to(RESULTS) \
+        else folder.name
 
 
 def read_job(plan, i, records, vm, progress, console=None):
@@ -157,8 +168,7 @@ def run_server_job(plan, i, accel, lab, todo, progress, console, poll_s):
             if info["state"] != state:
                 state = info["state"]
                 where = f" on {info['actual_device']}" if info.get("actual_device") else ""
-                progress(f"{tag}: LAVA job {handle.id} {lavaserver.STATE_WORDS.get(state, state)}"
-                         f"{where}")
+                progress(f"{tag}: LAVA job {handle.id} {lavaserver.state_words(info)}{where}")
             if state == "Finished" or plan.interrupted:
                 break
             time.sleep(poll_s)
@@ -177,17 +187,24 @@ def run_server_job(plan, i, accel, lab, todo, progress, console, poll_s):
                          progress, console)
     if info["health"] != "Complete":
         why = f"job {info['health']}" + (f": {why}" if why else "")
-    progress(f"{tag}: LAVA job {handle.id} {info['health'].lower()}")
     return finish(plan, i, seen, why, todo, f"LAVA job {handle.id}")
 
 
+def preflight(args):
+    """What a lab can be asked before anything is built or booted: that its
+    server answers, knows the token, has the device type and a device of it
+    that can take a job. (server, user, devices); one line where not."""
+    server = lavaserver.Server(args.lava_url, args.lava_token)
+    user = server.check_token()
+    return server, user, server.check_devices(args.lava_device_type)
+
+
 class Lab:
-    """A server, its token checked, and where its workers fetch the boot's
+    """A server, checked (preflight), and where its workers fetch the boot's
     files (each published once, before any job: the jobs' threads only read)."""
 
     def __init__(self, args, kernels, initrd):
-        self.server = lavaserver.Server(args.lava_url, args.lava_token)
-        self.user = self.server.check_token()
+        self.server, self.user, self.devices = preflight(args)
         artifacts = Artifacts(args.lava_publish, args.lava_publish_url)
         self.kernel_urls = [artifacts.url(k) for k in kernels]
         self.initrd_url = artifacts.url(initrd)
@@ -201,6 +218,9 @@ def boot_one(plan, accel, initrd, todo, workdir, progress, console=None):
         return lambda i: run_local_job(plan, i, accel, initrd, todo, workdir, progress, console,
                                        templates)
     lab = Lab(plan.args, plan.kernels, initrd)
-    progress(f"LAVA server {lab.server.url} as {lab.user}: {len(plan.boots)} jobs")
+    jobs = len(plan.boots)
+    progress(f"LAVA server {lab.server.url} as {lab.user}: {jobs} job{'s' * (jobs != 1)} on "
+             f"{len(lab.devices)} {plan.args.lava_device_type} device"
+             f"{'s' * (len(lab.devices) != 1)}")
     return lambda i: run_server_job(plan, i, accel, lab, todo, progress, console,
                                     plan.args.lava_poll)

@@ -9,9 +9,18 @@ import urllib.request
 from ..cli import EXIT_INPUT, EXIT_LAB
 from ..model import InputError
 
-# A job's states in LAVA's words (TestJob.STATE_CHOICES), as progress says them.
+# A job's states in LAVA's words (TestJob.STATE_CHOICES), as progress says
+# them; a finished job by its health (a job cancelled in the queue finishes too).
 STATE_WORDS = {"Submitted": "queued", "Scheduling": "queued", "Scheduled": "starting",
-               "Running": "running", "Canceling": "cancelling", "Finished": "finished"}
+               "Running": "running", "Canceling": "cancelling"}
+HEALTH_WORDS = {"Complete": "complete", "Incomplete": "incomplete", "Canceled": "cancelled"}
+
+
+def state_words(job):
+    """"queued", "running", "cancelled", ...: a job's state as progress says it."""
+    if job["state"] == "Finished":
+        return HEALTH_WORDS.get(job.get("health"), "finished")
+    return STATE_WORDS.get(job["state"], job["state"])
 
 
 class Server:
@@ -54,11 +63,34 @@ class Server:
 
     def check_token(self):
         """Who the token is, or one line (a server answers whoami for anyone)."""
+        if not self.token:
+            raise InputError(f"no token for the LAVA server at {self.url}: give one with "
+                             "--lava-token or MAPBENCH_LAVA_TOKEN (scripts/lab up prints its "
+                             "lab's)", EXIT_LAB)
         user = self.get("system/whoami/").get("user")
         if not user:
             raise InputError(f"the LAVA server at {self.url} does not know the token: give a "
                              "valid one with --lava-token or MAPBENCH_LAVA_TOKEN", EXIT_LAB)
         return user
+
+    def check_devices(self, device_type):
+        """Devices of the type that can take a job now (healthy, their worker
+        online), or one line saying why none can."""
+        types = {t["name"] for t in self.get("devicetypes/?limit=1000")["results"]}
+        if device_type not in types:
+            raise InputError(f"the LAVA server at {self.url} has no device type {device_type} "
+                             f"(it has {', '.join(sorted(types)) or 'none'}): give "
+                             "--lava-device-type", EXIT_LAB)
+        online = {w["hostname"] for w in self.get("workers/?limit=1000")["results"]
+                  if w.get("state") == "Online"}
+        devices = [d for d in self.get(f"devices/?device_type={urllib.parse.quote(device_type)}"
+                                        "&limit=1000")["results"]
+                   if d.get("health") in ("Good", "Unknown") and d.get("worker_host") in online]
+        if not devices:
+            raise InputError(f"the LAVA server at {self.url} has no {device_type} device that is "
+                             "healthy on a worker online: start a worker (scripts/lab status "
+                             "says which)", EXIT_LAB)
+        return [d["hostname"] for d in devices]
 
     def submit(self, text):
         return json.loads(self.request("POST", "jobs/", {"definition": text}))["job_ids"][0]
