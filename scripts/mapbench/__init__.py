@@ -8,6 +8,8 @@
   noise_floor a machine's A/A deltas, shown beside later ones
   history     result sets over commits in SQLite or PostgreSQL
   changepoints  E-divisive change points of a series (pure)
+  history_site  a history as a static web site (templates/)
+  charts      gnuplot: the runner, a history's trend, sparklines
   kcidb       a set as KernelCI's report data (pure)
   output      tables, --json rows and notes, the same in every tool
   cli         exit statuses, one-line errors, the argument parser

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import sqlalchemy as sa
 
-from . import changepoints, model, results
+from . import changepoints, model, results, verdict
 from .paths import RESULTS
 
 DEFAULT_URL = f"sqlite:///{RESULTS / 'history.sqlite'}"
@@ -241,3 +241,34 @@ def sides(one, points):
 
 def change_points(one):
     return changepoints.change_points(one.values)
+
+
+def weighed_changes(h, metric, policy):
+    """[(series, [(change point, verdict, words)])] of every configuration:
+    each change point weighed as the gate weighs a change (verdict.weigh_step)."""
+    verdict.apply_clock_defaults(policy, h.clock())
+    out = []
+    for one in h.series(metric):
+        rules = verdict.rules_for(policy, one.key.benchmark)
+        points = change_points(one)
+        out.append((one, [(c, *verdict.weigh_step(before, after, c.delta_pct, one.direction, rules))
+                          for c, (before, after) in zip(points, sides(one, points))]))
+    return out
+
+
+def last_stable(h, metric):
+    """The runs of each configuration's last stable segment: every set since
+    its last change point, as one set to judge against."""
+    segment = {}
+    for one in h.series(metric):
+        points = change_points(one)
+        start = points[-1].index if points else 0
+        segment[one.key] = set(one.set_ids[start:])
+    return results.Runs([r for i, runs in h.runs.items() for r in runs
+                         if i in segment.get(r.key(), ())])
+
+
+def before(h, set_id):
+    """The history of the sets older than set_id (as sets() orders them)."""
+    older = [s for s in h.sets[:[s["id"] for s in h.sets].index(set_id)]]
+    return History(older, {s["id"]: h.runs[s["id"]] for s in older})

@@ -6,10 +6,12 @@ import math
 
 import numpy as np
 
+from . import cli, verdict
 from .model import better, unit_of
 from .results import label, varying_params
 from .verdict import rules_for
-from .stats import MAX_RUNS, TESTS, geomean, outliers, pooled_sd, runs_needed, too_few
+from .stats import (MAX_RUNS, TESTS, geomean, geomean_text, outliers, pooled_sd, runs_needed,
+                    too_few)
 
 
 def report_skipped(*sets):
@@ -162,3 +164,39 @@ def render_table(headers, rows, fmt="text", width=None, left=(0,)):
         rule = ("|-" if fmt == "md" else "|-") + rule + "-|"
     lines = [line(cells[0]), rule] + [line(r) for r in cells[1:]]
     return "\n".join(lines)
+
+
+def gate_rows(judged, policy):
+    """The gate's rows, a list of cells per configuration (compared, missing
+    after, or new): what its table shows, and the history site's."""
+    varying = varying_params([c.key for c in judged.rows])
+    return [[label(c.key, varying), f"{c.metric} ({c.unit}, {better(c.direction)})",
+             fmt_pct(c.delta_pct), f"{rules_for(policy, c.key.benchmark)['threshold_pct']:g}%",
+             fmt_pct(c.mde, 1, sign=False), fmt_num(c.p_adj, 4), c.result]
+            for c in judged.rows]
+
+
+GATE_HEADS = ["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)", "Result"]
+
+
+def gate_table(judged, policy):
+    """The gate's table."""
+    return render_table(GATE_HEADS, gate_rows(judged, policy), left=(0, 1, 6))
+
+
+def gate_line(judged):
+    """"gate: FAIL, 1 regression(s) (3 of 4 passed; geomean ...)"."""
+    status, verdicts = judged.status(), judged.verdicts()
+    judged_rows = [v for v in verdicts if v != verdict.NEW]
+    passed = sum(v not in (verdict.REGRESSION, verdict.INCONCLUSIVE) for v in judged_rows)
+    head = {cli.EXIT_PASS: "gate: pass",
+            cli.EXIT_REGRESSION: f"gate: FAIL, {verdicts.count(verdict.REGRESSION)} regression(s)",
+            cli.EXIT_INCONCLUSIVE: "gate: inconclusive"}[status]
+    n = len(judged_rows)
+    counted = (f"{n} benchmarks" if passed == n else f"none of {n} passed" if not passed
+               else f"{passed} of {n} passed")
+    new = verdicts.count(verdict.NEW)
+    counted += f"; {new} new, not judged" if new else ""
+    comps = judged.compared
+    g = geomean(comps) if len(comps) > 1 else None
+    return f"{head} ({counted}" + (f"; {geomean_text(g)})" if g else ")")

@@ -54,6 +54,13 @@ def test_every_suite_file_is_valid_for_bench():
         assert f"{name}: " in proc.stdout and "configurations checked" in proc.stdout
 
 
+def test_the_docs_list_every_suite():
+    """docs/suites.org's table names each suites/*.json, and no other."""
+    table = (ROOT / "docs" / "suites.org").read_text().split("| suite ", 1)[1].split("\n\n")[0]
+    listed = {row.split("|")[1].strip() for row in table.splitlines()[2:] if row.startswith("|")}
+    assert listed - {""} == {p.stem for p in (ROOT / "suites").glob("*.json")}
+
+
 def test_show_and_list():
     proc = script("show", "htab-mem")
     assert proc.returncode == 0

@@ -50,38 +50,7 @@ step, with the given power (docs/analysis.org).
 """
 import argparse
 
-from .. import cli, model, output, results, stats, verdict, where
-
-
-def table(judged, policy):
-    """The gate's table: a row per configuration (compared, missing after,
-    or new)."""
-    varying = results.varying_params([c.key for c in judged.rows])
-    rows = [[results.label(c.key, varying), f"{c.metric} ({c.unit}, {model.better(c.direction)})",
-             output.fmt_pct(c.delta_pct),
-             f"{verdict.rules_for(policy, c.key.benchmark)['threshold_pct']:g}%",
-             output.fmt_pct(c.mde, 1, sign=False), output.fmt_num(c.p_adj, 4), c.result]
-            for c in judged.rows]
-    return output.render_table(["Benchmark", "Metric", "Delta", "Threshold", "MDE", "p (Holm)",
-                                "Result"], rows, left=(0, 1, 6))
-
-
-def last_line(judged):
-    """"gate: FAIL, 1 regression(s) (3 of 4 passed; geomean ...)"."""
-    status, verdicts = judged.status(), judged.verdicts()
-    judged_rows = [v for v in verdicts if v != verdict.NEW]
-    passed = sum(v not in (verdict.REGRESSION, verdict.INCONCLUSIVE) for v in judged_rows)
-    head = {cli.EXIT_PASS: "gate: pass",
-            cli.EXIT_REGRESSION: f"gate: FAIL, {verdicts.count(verdict.REGRESSION)} regression(s)",
-            cli.EXIT_INCONCLUSIVE: "gate: inconclusive"}[status]
-    n = len(judged_rows)
-    counted = (f"{n} benchmarks" if passed == n else f"none of {n} passed" if not passed
-               else f"{passed} of {n} passed")
-    new = verdicts.count(verdict.NEW)
-    counted += f"; {new} new, not judged" if new else ""
-    comps = judged.compared
-    g = stats.geomean(comps) if len(comps) > 1 else None
-    return f"{head} ({counted}" + (f"; {stats.geomean_text(g)})" if g else ")")
+from .. import cli, model, output, results, verdict, where
 
 
 def main(argv=None):
@@ -108,7 +77,7 @@ def main(argv=None):
         output.print_json(output.judgement_json(judged, policy), tool="gate", exit_status=status,
                           gate=cli.GATE_WORDS[status], where=where.lines(a, b))
         return status
-    print(table(judged, policy))
+    print(output.gate_table(judged, policy))
     if (note := output.estimate_note(judged.compared, means_too=False)):
         print(note)
     output.report_skipped(a, b)
@@ -123,5 +92,5 @@ def main(argv=None):
         print(f"warning: environments differ in {w}")
     for w in judged.mismatch:
         print(f"error: environments must match but differ in {w}")
-    print(last_line(judged))
+    print(output.gate_line(judged))
     return status

@@ -17,6 +17,11 @@ against the last stable segment.
   history gate SET [--policy P]                  SET against each configuration's
                                                  last stable segment, judged
                                                  as scripts/gate judges
+  history site DIR [--metric M]                  a static web site of the history in DIR:
+                                                 an index (each configuration's last change
+                                                 and sparkline), a trend page per benchmark
+                                                 and unit, a page per set with its gate rows,
+                                                 result files and LAVA jobs
   history kcidb SET --commit REV [--origin O]    SET as KCIDB report data (KernelCI's
                                                  schema v4.5): a test per configuration,
                                                  its figure as number {value, unit}
@@ -45,10 +50,9 @@ import datetime
 import json
 from pathlib import Path
 
-from .. import cli, history, kcidb, model, output, results, verdict
+from .. import cli, history, history_site, kcidb, model, output, results, verdict
 from ..paths import ROOT
-from . import gate as gate_command
-from .plot import gnuplot, quoted, slug
+from ..charts import gnuplot, slug, trend_chart
 
 
 def add(args, engine):
@@ -86,15 +90,7 @@ def export(args, engine):
 
 def found_changes(engine, args):
     """[(series, [(change point, verdict, words)])] for every configuration."""
-    h = history.load(engine, args.branch)
-    verdict.apply_clock_defaults(args.policy, h.clock())
-    out = []
-    for one in h.series(args.metric):
-        rules = verdict.rules_for(args.policy, one.key.benchmark)
-        points = history.change_points(one)
-        out.append((one, [(c, *verdict.weigh_step(before, after, c.delta_pct, one.direction, rules))
-                          for c, (before, after) in zip(points, history.sides(one, points))]))
-    return out
+    return history.weighed_changes(history.load(engine, args.branch), args.metric, args.policy)
 
 
 def changes(args, engine):
@@ -126,43 +122,6 @@ def changes(args, engine):
           f"{quiet} without one")
 
 
-def trend_chart(bench, unit, lines):
-    """gnuplot body and data of one benchmark's trend in one unit."""
-    data, plots, marks = {}, [], []
-    varying = results.varying_params([one.key for one, _ in lines])
-    ticks = {}
-    for i, (one, points) in enumerate(lines):
-        data[f"l{i}.dat"] = "".join(f"{x} {v}\n" for x, v in enumerate(one.values))
-        ticks.update(enumerate(one.commits))
-        name = results.label(one.key, varying)
-        plots.append(f"'l{i}.dat' using 1:2 with linespoints pt 7 ps 0.8 lc {i + 1} "
-                     f"title {quoted(name)}")
-        seg = "".join(f"{lo - 0.5} {one.values[lo:hi].mean()}\n{hi - 0.5} "
-                      f"{one.values[lo:hi].mean()}\n\n"
-                      for lo, hi in history.segments(one, [c for c, _, _ in points]))
-        data[f"s{i}.dat"] = seg
-        plots.append(f"'s{i}.dat' using 1:2 with lines lw 3 dt 2 lc {i + 1} "
-                     f"title {quoted(name + ': segment means')}")
-        for c, v, words in points:
-            colour = {"regression": "#d62728", "improvement": "#2ca02c"}.get(v, "#7f7f7f")
-            marks.append(f"set arrow from {c.index - 0.5}, graph 0 to {c.index - 0.5}, graph 1 "
-                         f"nohead lw 2 lc rgb '{colour}'\n"
-                         f"set label {quoted(f'{one.commits[c.index]} {c.delta_pct:+.2f}% {words}')} "
-                         f"at {c.index - 0.4}, graph 0.95 rotate by -90 font ',8' noenhanced")
-    xtics = ", ".join(f"{quoted(commit[:12])} {x}" for x, commit in sorted(ticks.items()))
-    direction = model.better(lines[0][0].direction)
-    body = f"""set title {quoted(f'{bench}: {unit} over commits ({direction})')} noenhanced
-set ylabel {quoted(unit)} noenhanced
-set xlabel 'commit (oldest left)'
-set xtics ({xtics}) rotate by -45 font ',8' noenhanced
-set grid ytics
-set key below noenhanced
-set bmargin 10
-{chr(10).join(marks)}
-plot {', '.join(plots)}"""
-    return body, data
-
-
 def plot_trend(args, engine):
     by_chart = {}
     for one, points in found_changes(engine, args):
@@ -175,31 +134,27 @@ def plot_trend(args, engine):
             print(path)
 
 
-def last_stable(engine, metric, branch):
-    """The runs of each configuration's last stable segment: every set since
-    its last change point, as one set to judge against."""
-    h = history.load(engine, branch)
-    segment = {}
-    for one in h.series(metric):
-        points = history.change_points(one)
-        start = points[-1].index if points else 0
-        segment[one.key] = set(one.set_ids[start:])
-    return results.Runs([r for i, runs in h.runs.items() for r in runs
-                         if i in segment.get(r.key(), ())])
-
-
 def gate(args, engine):
     b = cli.need_runs(results.load_path(args.set), args.set)
     metric = args.policy["default"]["metric"]
-    a = last_stable(engine, metric, args.branch)
+    a = history.last_stable(history.load(engine, args.branch), metric)
     if not a:
         cli.die(f"the history has no {metric} to judge against (history add SET first)")
     judged = verdict.judge(a, b, args.policy, model.clock_of_runs(a, b))
-    print(gate_command.table(judged, args.policy))
+    print(output.gate_table(judged, args.policy))
     print(f"(before: each configuration's last stable segment of the history, "
           f"{len(a)} runs)")
-    print(gate_command.last_line(judged))
+    print(output.gate_line(judged))
     return judged.status()
+
+
+def site(args, engine):
+    h = history.load(engine, args.branch)
+    if not h.sets:
+        cli.die("the history has no sets to show (history add SET --commit REV)")
+    pages = history_site.build(h, args.metric, args.policy, args.dir,
+                               engine.url.render_as_string(hide_password=True))
+    print(f"history: wrote {len(pages)} pages in {args.dir} (open {args.dir / 'index.html'})")
 
 
 def to_kcidb(args):
@@ -221,7 +176,8 @@ def main(argv=None):
     p.add_argument("--time", help="the commit's time, ISO 8601 (default: now)")
     sub.add_parser("list", help="the sets, oldest first", parents=[shared])
     for name, what in (("export", "Otava's CSV"), ("changes", "change points"),
-                       ("plot", "trend plots"), ("gate", "judge a set")):
+                       ("plot", "trend plots"), ("gate", "judge a set"),
+                       ("site", "a static web site")):
         p = sub.add_parser(name, help=what, parents=[shared])
         p.add_argument("--metric", choices=sorted(model.METRICS),
                        help="default: the policy's (figure, each benchmark's own)")
@@ -234,6 +190,8 @@ def main(argv=None):
             p.add_argument("--out", default=str(ROOT / "plots"), help="folder (default plots/)")
         if name == "gate":
             p.add_argument("set", help="the new result folder")
+        if name == "site":
+            p.add_argument("dir", type=Path, help="the folder to write the site in")
     p = sub.add_parser("kcidb", help="a set as KCIDB report data", parents=[shared])
     p.add_argument("set", help="result folder")
     p.add_argument("--commit", required=True, help="the kernel commit the set measured")
@@ -251,4 +209,4 @@ def main(argv=None):
         return to_kcidb(args)
     engine = history.open_store(args.db)
     return {"add": add, "list": list_sets, "export": export, "changes": changes,
-            "plot": plot_trend, "gate": gate}[args.verb](args, engine) or 0
+            "plot": plot_trend, "gate": gate, "site": site}[args.verb](args, engine) or 0

@@ -26,38 +26,13 @@ input, nothing to plot or gnuplot failed, 64 usage error.
 """
 import argparse
 import math
-import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from .. import cli, model, output, results, verdict
+from ..charts import gnuplot, quoted, slug
 from ..paths import ROOT
-
-TERMINALS = {"png": "pngcairo size 1000,600 enhanced font 'sans,11'",
-             "svg": "svg size 1000,600 dynamic enhanced font 'sans,11'"}
-
-
-def gnuplot(body, data, out_base):
-    """Run body once per terminal; data: {file name: text}. Returns output paths."""
-    outs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, text in data.items():
-            (Path(tmp) / name).write_text(text)
-        for ext, term in TERMINALS.items():
-            out = out_base.with_name(f"{out_base.name}.{ext}")   # a label may hold dots
-            script = f"set terminal {term}\nset output '{out}'\ncd '{tmp}'\n{body}\n"
-            proc = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-            if proc.returncode or not out.exists() or out.stat().st_size == 0:
-                cli.die(f"gnuplot failed: {proc.stderr.strip()}")
-            outs.append(out)
-    return outs
-
-
-def quoted(s):
-    return '"' + str(s).replace('"', "'") + '"'
-
 
 def set_name(path):
     return Path(path).resolve().name
@@ -157,10 +132,6 @@ set key below noenhanced"""
             f"set xtics rotate by -45\n{head}\nset bmargin 8\n"
             "set key at screen 0.5, 0.02 center bottom horizontal\n"
             + "\n".join(panels) + "\nunset multiplot"), data
-
-
-def slug(text):
-    return "".join(ch if ch.isalnum() else "-" for ch in text).strip("-").lower()
 
 
 def summary(a, b, args):
