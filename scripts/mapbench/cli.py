@@ -1,7 +1,9 @@
 """What every command shares: exit statuses, one-line errors, the argument
 parser that exits 64 on a bad command line."""
 import argparse
+import importlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -86,10 +88,20 @@ def run(main, argv, name):
             die(str(e), e.status)
         except BrokenPipeError:
             return reader_gone()
+        except KeyboardInterrupt:
+            return interrupted()
         except Exception as e:  # a bug or an unreadable input
             die(f"internal error: {e!r}")
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+
+
+def interrupted():
+    """EXIT_INTERRUPTED for a Ctrl-C, with no traceback; a second one while
+    the process exits (a process group's signal can reach a process twice,
+    seen in bisect's steps) is ignored rather than break into its clean-up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return EXIT_INTERRUPTED
 
 
 # A reader that stopped reading (| head): quiet, as a killed pipeline's writer is.
@@ -103,6 +115,10 @@ def reader_gone():
     return EXIT_PIPE
 
 
-def run_main(main):
-    """A script's entry point: run main on the command line and exit with its status."""
+def run_main(command):
+    """A script's entry point: mapbench.commands.COMMAND's main on the
+    command line, its exit status the process's; imported inside run(), so
+    that a Ctrl-C while it loads is exit 130 too, not a traceback."""
+    def main(argv):
+        return importlib.import_module(f"mapbench.commands.{command}").main(argv)
     sys.exit(run(main, sys.argv[1:], Path(sys.argv[0]).name))

@@ -185,7 +185,7 @@ def test_ctrl_c_in_a_step_ends_it_quietly_where_the_user_ran_bisect(tmp_path, mo
     monkeypatch.setattr(bisect, "measure", interrupted)
     monkeypatch.setattr(bisect, "git", lambda *a, **k: subprocess.CompletedProcess(a, 0, "abc"))
     handlers = []
-    monkeypatch.setattr(bisect.signal, "signal", lambda *a: handlers.append(a))
+    monkeypatch.setattr(cli.signal, "signal", lambda *a: handlers.append(a))
     monkeypatch.chdir(ROOT)
     assert cli.run(bisect.main, ["--step", str(state)], "bisect") == cli.EXIT_INTERRUPTED
     assert seen == [str(tmp_path)]

@@ -131,7 +131,7 @@ def kept_to_budget(label):
           f"MiB each: {sizes}")
     assert len(whole) <= 2, [d.name for d in whole]
     assert all(sizes[d.name] < 64 for d in kernels if d not in whole), sizes
-    assert "bisect" not in git("worktree", "list")
+    assert str(bisect.folders(label)["src"]) not in git("worktree", "list")
 
 
 def awk_switch_stays_incremental(base, tmp_path):

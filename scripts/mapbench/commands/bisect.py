@@ -45,7 +45,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -147,15 +146,6 @@ def measure(state, sha):
     return figure_of(where_to, state["metric"]) if status == 0 else None
 
 
-def stopping():
-    """EXIT_INTERRUPTED, once the Ctrl-C that stopped the work is all it
-    takes: a second one (seen in make check-slow: the process group's
-    signal reached a process as it exited) would break into the exit's
-    clean-up with a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return cli.EXIT_INTERRUPTED
-
-
 def step(state_file):
     """git bisect run's command: 0 good, 1 bad, 125 skip (no build), 130
     interrupted (git bisect run then stops; bisect itself says so). It runs
@@ -163,10 +153,7 @@ def step(state_file):
     state = json.loads(Path(state_file).read_text())
     sha = git(folders(state["label"])["src"], "rev-parse", "HEAD").stdout.strip()
     os.chdir(state.get("cwd", ROOT))        # a state file of an older bisect has none
-    try:
-        found = measure(state, sha)
-    except KeyboardInterrupt:
-        return stopping()
+    found = measure(state, sha)             # a Ctrl-C: cli.run's exit 130, quietly
     if found is None:
         print(f"bisect: {sha[:12]} does not build or boot: skipped", flush=True)
         return 125
@@ -251,7 +238,7 @@ def main(argv=None):
         status = bisection(f, state, policy, good, bad)
     except KeyboardInterrupt:
         print(f"\nbisect: interrupted; run the same command again to resume ({f['work']})")
-        return stopping()
+        return cli.interrupted()
     remove_worktree(args.src, f)
     return status
 
