@@ -60,3 +60,23 @@ def test_the_library_neither_exits_nor_prints(module):
     callback."""
     found = re.findall(r"\b(print\(|=print\b|cli\.die\(|sys\.exit\(|exit\()", module.read_text())
     assert not found, f"{module.name}: {found}"
+
+
+def test_the_layout_names_every_script_and_module():
+    """docs/layout.org, the map of the source: every scripts/NAME entry point
+    and every module and folder of scripts/mapbench has its place on it."""
+    layout = (ROOT / "docs" / "layout.org").read_text()
+    scripts = [p.name for p in (ROOT / "scripts").iterdir() if p.is_file() and not p.suffix]
+    modules = [p.stem for p in PACKAGE.iterdir()
+               if (p.suffix == ".py" and p.stem != "__init__") or
+               (p.is_dir() and not p.name.startswith("__"))]
+    missing = [n for n in scripts + modules
+               if not any(f in layout for f in (f"={n}=", f"{n}.py=", f"{n}/"))]
+    assert not missing, missing
+
+
+def test_the_layout_names_every_report_style():
+    from mapbench.styles import STYLES
+    row = (ROOT / "docs" / "layout.org").read_text().split("| report styles")[1].split("| guests")[0]
+    words = set(re.findall(r"[\w-]+", row))
+    assert set(STYLES) | {"calibration"} <= words, set(STYLES) - words
