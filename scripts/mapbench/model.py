@@ -120,6 +120,14 @@ def min_effect_of(clock):
     return MIN_EFFECT_PCT.get(clock, 0.0)
 
 
+def layout_fixed(env):
+    """A guest run the cache model counted in a boot whose memory layout was
+    not drawn (vmrun without --sample-layouts): every boot of a build then
+    repeats one layout, and two builds differ by where their objects landed."""
+    vm = env.get("vm") or {}
+    return bool(vm.get("model")) and vm.get("layout_draw") is None
+
+
 def clock_of(env):
     """host, or icount for runs in a guest whose clock counted instructions."""
     return (env.get("vm") or {}).get("clock", "host")

@@ -290,6 +290,16 @@ def _why_not_compared(key, metric, test, a, b, ignore):
                  if model.Configuration.of(s.benchmark, s.params, ignore) == key), "no run after")
 
 
+def unsampled_builds(a, b):
+    """Two sets of two builds (their kernels differ) with runs the cache model
+    counted on one fixed layout a boot: their modelled figures cannot be
+    judged, however exact (docs/vm.org: a build change moved them by a
+    certain-looking 0.5-1.8%)."""
+    kernels = [{r.env.get("kernel_release") for r in side if r.env} for side in (a, b)]
+    return all(kernels) and kernels[0] != kernels[1] and \
+        any(model.layout_fixed(r.env) for r in (*a, *b))
+
+
 def judge(a, b, policy, clock, ignore=()):
     """Every configuration of either set, judged by its benchmark's metric,
     test and rules. Compared rows get p_adj (Holm over all of them, whatever
@@ -325,6 +335,13 @@ def judge(a, b, policy, clock, ignore=()):
         level = rules["alpha"] / len(comps)      # Holm's strictest step
         c.mde = stats.mde_of_test(rules["test"], c.a, c.b, level, rules["power"])
         c.verdict, c.result = decide(c, rules, level)
+    unsampled = unsampled_builds(a, b)
+    for c in comps if unsampled else ():
+        if c.metric in model.MODEL_METRICS and c.verdict != INCONCLUSIVE:
+            c.verdict, c.result = INCONCLUSIVE, (
+                "inconclusive: modelled figures of two builds counted without sampled layouts: "
+                "a layout that merely moved reads as a certain change (count them with "
+                f"--sample-layouts; the numbers alone: {c.result})")
     hard, soft = results.env_differences(a, b)
     for c in comps if hard else ():
         said = "" if c.verdict == INCONCLUSIVE else f" (the numbers alone: {c.result})"

@@ -235,3 +235,25 @@ def test_a_step_starts_from_a_build_with_todays_fragment(tmp_path):
         os.utime(tmp_path / name / "bzImage", (1000 + i, 1000 + i))   # old is the newer
     assert bisect.nearest_build(tmp_path, "x").name == "new"
     assert bisect.nearest_build(tmp_path, "new").name == "old"      # a pruned one never
+
+
+def test_under_the_model_it_bisects_modelled_cycles(history_tree):
+    """A memory-only commit: icount's figure flat, modelled cycles 10% up
+    from commit 6. bisect --model judges modelled cycles unless told
+    otherwise (it said "nothing to bisect")."""
+    tree, shas, label, f = history_tree
+    guest = ["--model", "zen4"]
+    for i, sha in enumerate(shas):
+        if i == 3:
+            continue
+        folder = write_set(results_for(label, ["htab-lookup"], guest) / sha[:12], "htab-lookup",
+                           [5.0], env=dict(ICOUNT, kernel_release=f"7.2.13-{i}"))
+        for run in folder.glob("*.json"):
+            doc = json.loads(run.read_text())
+            doc["model"] = {"per_op": {"model_cycles": 100.0 if i < 6 else 110.0}}
+            run.write_text(json.dumps(doc))
+    proc = script_process("bisect", "--src", tree, "--good", shas[0], "--bad", shas[8],
+                          "--label", label, *guest, "--", "htab-lookup", timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"first bad commit: {shas[6][:12]}" in proc.stdout
+    assert "model_cycles: 100 -> 110" in proc.stdout

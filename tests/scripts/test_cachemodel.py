@@ -475,3 +475,28 @@ def test_where_names_the_deepest_level_whose_misses_moved():
     # a model with a predictor: mispredicts too
     assert where.headline(dict(before, mispredicts=0.5), dict(after, mispredicts=0.2)) == \
         "+0.00 insns/op, +0.20 L2 misses/op, -0.30 mispredicts/op"
+
+
+def test_two_builds_counted_on_one_layout_are_not_judged(model_sets):
+    """Issue 58: without sampled layouts a build change moved modelled cycles
+    by a certain-looking 0.5-1.8% ("-0.50%, MDE 0.0%, p 1e-05, different"):
+    two builds' modelled figures counted so are inconclusive in every tool;
+    with a layout drawn per boot they are judged."""
+    a, b = model_sets("a", "zen4", 600.0), model_sets("b", "zen4", 660.0)
+    for folder, release in ((a, "7.2.13-mb-before"), (b, "7.2.13-mb-after")):
+        for f in folder.glob("run-*.json"):
+            doc = json.loads(f.read_text())
+            doc["environment"]["kernel_release"] = release
+            f.write_text(json.dumps(doc))
+    for tool in ("gate", "compare", "report"):
+        proc = run_script(tool, str(a), str(b), "--metric", "model_cycles", "--json")
+        (row,) = json.loads(proc.stdout)["rows"]
+        assert row["verdict"] == "inconclusive", (tool, row)
+        assert "without sampled layouts" in row["result"] and "REGRESSION" in row["result"]
+    for n, f in enumerate(sorted(a.glob("run-*.json")) + sorted(b.glob("run-*.json"))):
+        doc = json.loads(f.read_text())
+        doc["environment"]["vm"]["layout_draw"] = 1000 + n
+        doc["model"]["per_op"]["model_cycles"] *= 1 + 0.001 * n      # layouts spread a little
+        f.write_text(json.dumps(doc))
+    gate = run_script("gate", str(a), str(b), "--metric", "model_cycles")
+    assert gate.returncode == 1 and "REGRESSION" in gate.stdout, gate.stdout

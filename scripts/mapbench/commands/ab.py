@@ -278,7 +278,7 @@ def main(argv=None):
         modelled = step(f"gate on modelled cycles ({args.model} model)",
                         [SCRIPTS / "gate", *pair, *policy, "--metric", MODELLED]).returncode
         said += f"; modelled cycles: {cli.GATE_WORDS.get(modelled, 'error')} (exit {modelled})"
-        if args.sample_layouts:
+        if options.layouts_sampled(args):
             status = worse(status, modelled)
         else:
             said += (" (not in ab's exit: boots that repeat make a layout shift between two "

@@ -211,7 +211,8 @@ def main(argv=None):
     ap.add_argument("--bad", required=True, help="a later commit with the new figure")
     ap.add_argument("--label", help="names the bisection's folders (default: GOOD-BAD)")
     ap.add_argument("--metric", choices=sorted(model.METRICS),
-                    help="default: the policy's (figure, the benchmark's own)")
+                    help="default: the policy's (figure, the benchmark's own), and "
+                         "model_cycles under --model")
     ap.add_argument("--policy", help="the gate's policy file: its threshold")
     ap.add_argument("--keep-builds", type=cli.at_least(0), default=2, metavar="N",
                     help="kernels that keep their objects for later steps (default 2); the "
@@ -229,7 +230,11 @@ def main(argv=None):
     label = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label)
     f = folders(label)
     good, bad = prepare(args, f)
-    policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
+    # under the cache model, its cycles: icount's figure cannot see a
+    # memory-only commit ("nothing to bisect"), which is what --model is for
+    metric = args.metric or ("model_cycles" if options.modelled(args) and not args.policy
+                             else None)
+    policy = verdict.override(verdict.load_policy(args.policy), metric=metric)
     state = {"label": label, "metric": policy["default"]["metric"], "bench": bench,
              "vmrun": options.passed_on(args), "keep_builds": args.keep_builds,
              "cwd": os.getcwd()}

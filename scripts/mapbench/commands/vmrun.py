@@ -167,6 +167,7 @@ def parse_args(argv=None):
         ap.error(f"{len(args.label)} --label for {len(args.kernel)} --kernel: give one per kernel")
     if args.profile and args.model == "none":
         args.model = cachemodel.DEFAULT
+    args.sample_layouts = options.layouts_sampled(args)
     if args.model_trace and (args.model == "none" or args.engine != "local"):
         ap.error("--model-trace records a local boot's model: give --model NAME, no --engine")
     if args.model_trace and "," in str(args.model_trace.resolve()):

@@ -45,11 +45,12 @@ OPTIONS = [
                             "NAME:no-MECHANISM switches one off ("
                             f"{', '.join(cachemodel.MECHANISMS)}; they combine), "
                             "NAME:branch adds a branch predictor")),
-    (["--sample-layouts"], dict(action="store_true",
+    (["--sample-layouts"], dict(action=argparse.BooleanOptionalAction,
                                 help="a memory layout drawn per boot (shuffled page lists; needs "
                                      "CONFIG_SHUFFLE_PAGE_ALLOCATOR): boots of one kernel spread "
                                      "in modelled cycles as builds do, so a verdict on them has "
-                                     "the spread a layout shift makes")),
+                                     "the spread a layout shift makes (default: on with --model, "
+                                     "off without)")),
     (["--engine"], dict(choices=["local", "lava-run", "lava"], default="local",
                         help="who boots the guests: local (QEMU here), lava-run (each boot a "
                              "LAVA job of this machine's dispatcher) or lava (jobs of the LAVA "
@@ -91,9 +92,24 @@ def passed_on(args):
         value = getattr(args, dest)
         if kw.get("action") == "store_true":
             argv += [flags[-1]] if value else []
+        elif kw.get("action") is argparse.BooleanOptionalAction:
+            argv += [] if value is None else [flags[-1] if value else
+                                              "--no-" + flags[-1].removeprefix("--")]
         elif value is not None:
             argv += [flags[-1], str(value)]
     return argv
+
+
+def modelled(args):
+    """The guests run under the cache model (--model, or --profile's)."""
+    return args.model != "none" or args.profile
+
+
+def layouts_sampled(args):
+    """--sample-layouts as given, else on under the cache model: boots that
+    repeat one layout make two builds' modelled figures read as certainly
+    different."""
+    return modelled(args) if args.sample_layouts is None else args.sample_layouts
 
 
 # Options whose value is a secret: shown as *** where a command line is printed.
