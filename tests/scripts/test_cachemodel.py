@@ -263,6 +263,14 @@ def test_the_model_needs_the_icount_clock(fake_image):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("how", [["--smp", "2"], ["--topology", "epyc-1s-2ccx"]])
+def test_the_model_boots_one_vcpu(fake_image, how):
+    proc = run_script("vmrun", "--kernel", str(fake_image), "--model", "zen4", *how, "--",
+                      "htab-lookup")
+    assert proc.returncode == 64 and "run it with --smp 1" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
     """The plugin builds and loads on the fetched QEMU 10; two boots of one
     kernel count the same misses and cycles per op, to the last digit, and
@@ -271,7 +279,8 @@ def test_a_guest_run_on_the_model_repeats_exactly(root, debian_6_12, tmp_path):
         pytest.skip("no apt-get to fetch QEMU 10")
     out, trace = tmp_path / "m", tmp_path / "boot-1.trace"
     proc = run_script("vmrun", "--kernel", str(debian_6_12), "--label", str(out), "--profile",
-                      "--model", "zen4:branch", "--boots", "2", "--warmup-runs", "0", "-w", "1", "-d", "1",
+                      "--model", "zen4:branch", "--no-sample-layouts", "--boots", "2",
+                      "--warmup-runs", "0", "-w", "1", "-d", "1",
                       "--model-trace", str(trace), "--model-trace-accesses", "200000", "--",
                       "htab-lookup", "--max-entries", "1K")
     assert proc.returncode == 0, proc.stdout + proc.stderr

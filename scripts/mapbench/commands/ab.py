@@ -223,6 +223,7 @@ def main(argv=None):
     set_dir = RESULTS / label
     if set_dir.exists() and any(set_dir.iterdir()):
         cli.die(f"{set_dir} is not empty: choose another --label", cli.EXIT_USAGE)
+    vmrun_command.check_model_options(ap, args)
     vmrun_command.check_lab_options(ap, args)
     if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
         lab_engine.preflight(args)

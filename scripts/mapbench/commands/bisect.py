@@ -223,6 +223,7 @@ def main(argv=None):
     bench = argv[cut + 1:]
     if not bench:
         ap.error("give the benchmark after --: bisect ... -- htab-lookup --max-entries 1K")
+    vmrun_command.check_model_options(ap, args)
     vmrun_command.check_lab_options(ap, args)
     if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
         lab_engine.preflight(args)

@@ -182,8 +182,21 @@ def parse_args(argv=None):
         args.smp = 1
     if args.boot_timeout is None:
         args.boot_timeout = 120 + 5 * (args.smp - 1)
+    check_model_options(ap, args)
     check_lab_options(ap, args)
     return args
+
+
+def check_model_options(ap, args):
+    """--model boots one vCPU: QEMU 10 compiles the translating vCPU's index
+    into a block's plugin callbacks when TCG is single-threaded, as icount
+    needs it, so every vCPU's work would land on whichever translated it."""
+    topology = getattr(args, "topology", None)     # vmrun's alone
+    cpus = args.smp or (qemu.topology_cpus(topology) if topology else 1)
+    if args.model != "none" and cpus > 1:
+        ap.error(f"--model {args.model} with {cpus} vCPUs: unsupported: under icount QEMU tells "
+                 f"a plugin which vCPU translated a block, not which one runs it, so the model "
+                 f"cannot keep the vCPUs apart: run it with --smp 1")
 
 
 def check_lab_options(ap, args):
