@@ -35,6 +35,10 @@ METRICS = {
     "iqr_stddev": ("ns/op, stddev of the batches within 1.5 IQR", -1),
     "iqr_p99": ("ns/op, 99th percentile batch within 1.5 IQR", -1),
     "bytes_per_element": ("B", -1),
+    # mem: an element's own bytes (memlock per element less its per-CPU
+    # values), and those per-CPU values' bytes over the possible CPUs
+    "element_bytes": ("B", -1),
+    "per_cpu_bytes": ("B over the possible CPUs", -1),
     "memlock_peak": ("B", -1),
     "charged_avg": ("B charged to the cgroup, mean of the ticks", -1),
     # mem --nr-entries below --max-entries: the part-full map's own bytes

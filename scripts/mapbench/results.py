@@ -123,6 +123,10 @@ def _runs_of(doc, source):
             p = dict(params, map=row["map"], prealloc=row["prealloc"], row=row["label"])
             v = row["bytes_per_element"]
             metrics = {"bytes_per_element": v, "figure": v}
+            for m, field in (("element_bytes", "element_bytes"),
+                             ("per_cpu_bytes", "per_cpu_value_bytes")):
+                if row.get(field) is not None:
+                    metrics[m] = row[field]
             fill = row.get("fill") or {}
             if fill:
                 metrics["memlock_at_fill"] = fill["memlock"]

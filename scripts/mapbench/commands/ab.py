@@ -52,6 +52,8 @@ from pathlib import Path
 from .. import cli, model, output, results, stats, verdict
 from ..guest import options
 from ..lab import engine as lab_engine
+from ..model import InputError
+from ..styles import STYLES
 from . import vmrun as vmrun_command
 from ..suites import fmt_time
 from ..paths import PY, RESULTS, ROOT, SCRIPTS
@@ -162,6 +164,17 @@ def boot_until_mde(args, run, pair):
     return 0
 
 
+def cover_letter(pair, policy):
+    """report --style cover-letter of the pair, where the sets hold suite
+    htab-elem's runs (None where they do not)."""
+    a, b = (results.load_path(p) for p in pair)
+    try:
+        return STYLES["cover-letter"].table(a, b, argparse.Namespace(
+            format="text", policy=verdict.load_policy(policy)))
+    except InputError:
+        return None
+
+
 def default_label(patches, series=None):
     if not patches:
         return "ab-aa-" + time.strftime("%Y%m%d-%H%M%S")
@@ -265,6 +278,7 @@ def main(argv=None):
                   capture=subprocess.PIPE)
     (set_dir / "report.txt").write_text(report.stdout)
     print(report.stdout, end="")
+    text = ""
     if series:
         table, regressed = series_table(sets, [p.name for p in args.patch], args.policy,
                                         (None, MODELLED) if args.model != "none" else (None,))
@@ -272,6 +286,10 @@ def main(argv=None):
                                if regressed else "No step of the series regressed.\n")
         (set_dir / "series.txt").write_text(text)
         print(f"\n== per-patch table (results/{label}/series.txt)\n{text}", end="")
+    if (letter := cover_letter(pair, args.policy)):
+        letter += f"\n\nPer patch, each against the kernel before it:\n{text}" if text else "\n"
+        (set_dir / "cover-letter.txt").write_text(letter)
+        print(f"\n== cover letter (results/{label}/cover-letter.txt)\n{letter}", end="")
     policy = ["--policy", args.policy] if args.policy else []
     status = step("gate", [SCRIPTS / "gate", *pair, *policy]).returncode
     said = f"{cli.GATE_WORDS.get(status, 'error')} (gate exit {status})"
