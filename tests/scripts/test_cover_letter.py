@@ -5,6 +5,7 @@ htab-mem table with a verdict and MDE per row, the lookups in instructions
 and modelled cycles, and the environment line."""
 import json
 
+from mapbench.commands import ab
 from test_analysis import result_doc, script
 from test_guest_verdicts import guest_env
 
@@ -29,7 +30,7 @@ def write(folder, name, doc, kernel, boot):
     path.write_text(json.dumps(doc))
 
 
-def htab_elem_set(folder, side):
+def htab_elem_set(folder, side, modelled=True):
     """Two boots of the suite: mem, htab-mem's prealloc overwrite (4% faster
     after) and normal overwrite (unchanged), lookups at 1K (0.3% more
     instructions after) and 1M, with modelled cycles (2% fewer at 1M)."""
@@ -54,7 +55,8 @@ def htab_elem_set(folder, side):
                                      "nr_entries": entries})
             for s in doc["samples"]:
                 s["latency_ns"] = insns * more * (1 + 1e-7 * boot)
-            doc["model"] = {"per_op": {"model_cycles": cycles * fewer * (1 + 1e-4 * boot)}}
+            if modelled:
+                doc["model"] = {"per_op": {"model_cycles": cycles * fewer * (1 + 1e-4 * boot)}}
             write(folder, f"lookup-{entries}", doc, kernel, boot)
     return folder
 
@@ -85,6 +87,16 @@ def test_the_cover_letter_has_every_table_of_the_seeds(tmp_path):
     assert out.splitlines()[-1].startswith("Environment: before kernel 7.2.13-a, TCG guest, "
                                            "icount clock; after kernel 7.2.13-b")
     assert "boots a side: 2/2" in out.splitlines()[-1]
+    assert "guest CPU" in out.splitlines()[-1]
+
+
+def test_runs_without_the_model_have_no_modelled_table_or_note(tmp_path):
+    a = htab_elem_set(tmp_path / "a", "a", modelled=False)
+    b = htab_elem_set(tmp_path / "b", "b", modelled=False)
+    proc = script("report", a, b, "--style", "cover-letter")
+    assert proc.returncode == 0, proc.stderr
+    assert "Lookups, latency" in proc.stdout and "icount clock:" in proc.stdout
+    assert "model_cycles" not in proc.stdout and "modelled" not in proc.stdout, proc.stdout
 
 
 def test_sets_without_the_suite_say_what_to_run(tmp_path):
@@ -92,3 +104,15 @@ def test_sets_without_the_suite_say_what_to_run(tmp_path):
     write(a, "x", result_doc("noop", [1.0] * 3), "k", 1)
     proc = script("report", a, a, "--style", "cover-letter")
     assert proc.returncode == 3 and "scripts/suite run htab-elem" in proc.stderr, proc.stderr
+
+
+def test_the_per_patch_table_tells_each_configuration_apart(tmp_path):
+    """Rows of one benchmark say what differs between them (a series over
+    suite htab-elem once printed two rows that both read "htab-lookup")."""
+    a, b = htab_elem_set(tmp_path / "a", "a"), htab_elem_set(tmp_path / "b", "b")
+    table, _ = ab.series_table([a, b], ["0001-x.patch"], None)
+    benches = [line.split("|")[1].strip() for line in table.splitlines()
+               if line.startswith("1. 0001-x.patch")]
+    assert "htab-lookup max_entries=1000 nr_entries=1000" in benches, table
+    assert any(x.startswith("mem ") and x.endswith("row=Per-CPU (prealloc)") for x in benches)
+    assert len(set(benches)) == len(benches), table

@@ -103,8 +103,10 @@ def series_table(sets, names, policy, metrics=(None,)):
         except json.JSONDecodeError:
             rows.append([title, "-", "-", "-", "-", f"error: {proc.stderr.strip()[:80]}"])
             continue
-        for r in doc["rows"]:
-            bench = results.label(model.Configuration.of(r["benchmark"], r["params"]), set())
+        configs = [model.Configuration.of(r["benchmark"], r["params"]) for r in doc["rows"]]
+        for r, config in zip(doc["rows"], configs):
+            bench = results.label(config, results.varying_params(
+                [c for c in configs if c.benchmark == config.benchmark]))
             rows.append([title, bench, f"{output.fmt_num(r['before']['mean'])} -> "
                          f"{output.fmt_num(r['after']['mean'])} {r['unit']}",
                          output.fmt_pct(r["delta_pct"]), output.fmt_pct(r["mde_pct"], 2, sign=False),
@@ -165,8 +167,8 @@ def boot_until_mde(args, run, pair):
 
 
 def cover_letter(pair, policy):
-    """report --style cover-letter of the pair, where the sets hold suite
-    htab-elem's runs (None where they do not)."""
+    """report --style cover-letter of the pair, where the sets hold runs of
+    suite htab-elem's benchmarks (None where they hold none)."""
     a, b = (results.load_path(p) for p in pair)
     try:
         return STYLES["cover-letter"].table(a, b, argparse.Namespace(

@@ -132,8 +132,8 @@ def environment(a, b):
                + (f", {model.model_of(a[0].env)} cache model" if vm.get("model") else "")
                if vm else "bare metal")
     revisions = sorted({str(r.env.get("mapbench_revision")) for r in a + b if r.env})
-    return (f"Environment: before {context(a)}; after {context(b)}; {machine}; host CPU "
-            f"{a[0].env.get('cpu_model', '?')}; mapbench {', '.join(revisions)}; boots a side: "
+    return (f"Environment: before {context(a)}; after {context(b)}; {machine}; "
+            f"{'guest ' if vm else ''}CPU {a[0].env.get('cpu_model', '?')}; mapbench {', '.join(revisions)}; boots a side: "
             f"{len({results.boot_of(r.env) for r in a})}/{len({results.boot_of(r.env) for r in b})}")
 
 
@@ -144,8 +144,9 @@ def table(a, b, args):
     if not sections:
         raise InputError("no htab-elem suite runs in these sets (mem, htab-mem, htab-lookup): "
                          "scripts/suite run htab-elem, or ab --suite htab-elem")
-    notes = sorted({n for m in ("latency", "model_cycles")
-                    if (n := model.clock_note(model.clock_of_runs(a, b), m))})
+    metrics = ["latency"] + (["model_cycles"] if any("model_cycles" in r.metrics
+                                                     for r in a + b) else [])
+    notes = sorted({n for m in metrics if (n := model.clock_note(model.clock_of_runs(a, b), m))})
     return "\n\n".join(sections + notes + [environment(a, b)])
 
 
