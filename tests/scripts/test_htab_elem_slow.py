@@ -25,7 +25,7 @@ SERIES = ROOT / "tests" / "fixtures" / "htab-elem-split"
 SEED = {"Standard (prealloc)": (64, 32), "Per-CPU (prealloc)": (64, 32),
         "Per-CPU (non-prealloc)": (64, 40), "LRU": (64, 64)}
 COUNTED_ALONE = {"Standard (prealloc)", "Per-CPU (prealloc)", "LRU"}
-BENCHES = ["mem --all --key-size 8 --value-size 8",
+BENCHES = ["mem --all --key-size 8 --value-size 8 --max-entries 64K",
            "htab-mem --preallocated -a -p 2 --use-case overwrite",
            "htab-mem -a -p 2 --use-case overwrite",
            "htab-lookup --key-size 8 --max-entries 1K"]
