@@ -58,9 +58,10 @@ def pipeline(sha, db, site_dir):
     variables = {"MAPBENCH_REPO": str(ROOT), "MAPBENCH_REV": git(ROOT, "rev-parse", "HEAD"),
                  "MAPBENCH_HOME": str(HOME), "MAPBENCH_SUITE": "ci", "MAPBENCH_DB": db}
     start = time.monotonic()
-    proc = subprocess.run([BIN / "gitlab-ci-local", "--cwd", str(TREE), "mapbench",
+    # run in the tree: gitlab-ci-local takes --cwd relative paths only
+    proc = subprocess.run([BIN / "gitlab-ci-local", "mapbench",
                            *[x for k, v in variables.items() for x in ("--variable", f"{k}={v}")]],
-                          capture_output=True, text=True, timeout=7200)
+                          cwd=TREE, capture_output=True, text=True, timeout=7200)
     print(f"\npipeline on {sha[:12]}: exit {proc.returncode} in {time.monotonic() - start:.0f} s")
     print("\n".join(x for x in proc.stdout.splitlines() if "ci-commit:" in x or "gate:" in x))
     site = TREE / "public"
