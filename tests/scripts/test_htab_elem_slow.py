@@ -10,6 +10,7 @@ unchanged) and saves the seed's bytes where it counts the allocator's too
 htab-mem and lookup row has a verdict with its MDE, and the per-patch
 table names both patches."""
 import re
+import shutil
 import time
 
 import pytest
@@ -33,6 +34,7 @@ BENCHES = ["mem --all --key-size 8 --value-size 8 --max-entries 64K",
 
 def test_the_series_from_tree_to_cover_letter(kernel_7_2):
     label = "test-htab-elem-split"
+    shutil.rmtree(ROOT / "results" / label, ignore_errors=True)    # the last run's, ours
     start = time.monotonic()
     proc = script_process("ab", "--src", "linux-source-7.2", "--series", SERIES, "--label", label,
                           "--accel", "tcg", "--smp", "2", "--boots", "2", "-w", "1", "-d", "2",
