@@ -8,6 +8,7 @@ REGRESSION, and the history's site is the job's artifact. mapbench lives in
 build/ci-home (a clone of this checkout at HEAD, as a runner keeps it), so
 that its builds serve the next run; the history is the test's own."""
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -82,8 +83,10 @@ def test_the_gitlab_pipeline_runs_as_shipped_over_three_commits(tmp_path):
     third, out = pipeline(shas[5], db, tmp_path)
     assert third != 0 and "REGRESSION" in out and "gate: FAIL" in out, out[-3000:]
     # the site of the history after the third commit, as the job left it
-    index = (tmp_path / shas[5][:12] / "index.html").read_text()
-    assert shas[5][:12] in index and "REGRESSION" in index
+    site = tmp_path / shas[5][:12]
+    index = (site / "index.html").read_text()
+    assert shas[5][:12] in index and re.search(r"FAIL, \d+ regression\(s\)", index), index
+    assert "REGRESSION" in (site / "set-3.html").read_text()
     listed = subprocess.run([str(HOME / "scripts" / "history"), "list", "--db", db],
                             capture_output=True, text=True, check=True).stdout
     assert all(sha[:12] in listed for sha in shas[3:6]), listed
