@@ -1,12 +1,13 @@
 """The cover letter of a patch series that changes hash-map elements (seeds
 000 and 003), from two sets measured by suite htab-elem (before, after):
 the memory table (Old size | New size | Savings, each element's bytes by the
-kernel's own accounting), the whole per-element cost of the per-CPU maps at
-this machine's CPUs and at 64 and 256 (the reviewers' question), the
-htab-mem table with each row's verdict and MDE, the lookups in
-instructions and, where the cache model counted them, modelled cycles with
-where they moved, and the environment a reviewer asks for. ab --series
-writes it as results/LABEL/cover-letter.txt with the per-patch table."""
+kernel's own accounting), the whole per-element cost of the per-CPU maps
+at the possible CPUs it was measured with and at 64 and 256 (the
+reviewers' question), the htab-mem table with each row's verdict and MDE,
+the lookups in instructions and, where the cache model counted them,
+modelled cycles with where they moved, and the environment a reviewer asks
+for. ab --series writes it as results/LABEL/cover-letter.txt with the
+per-patch table."""
 import copy
 import math
 
@@ -52,25 +53,30 @@ def memory_table(a, b, fmt):
 
 def per_cpu_table(a, b, fmt):
     """Each per-CPU map's whole element (its own bytes and its values on
-    every CPU) at the guest's CPU count and at CPU_COUNTS."""
+    every CPU) at the CPUs it was measured with and at CPU_COUNTS. mem
+    takes the values' bytes as the kernel charges them, the value rounded
+    up to 8 B on each possible CPU, so that is what a CPU holds here too."""
     old, new = by_row(a, "element_bytes"), by_row(b, "element_bytes")
     values = by_row(a, "per_cpu_bytes")
-    cpus = next((r.env.get("online_cpus") for r in a if r.env.get("online_cpus")), None)
-    if not values or not cpus:
+    value_size = next((r.params.get("value_size") for r in a if r.benchmark == "mem"), None)
+    if not values or not value_size:
         return None
-    rows, each = [], {}
+    each = -(-int(value_size) // 8) * 8
+    rows, measured = [], set()
     for label, spread in values.items():
         if label not in new:
             continue
-        each[label] = spread / cpus
+        cpus = round(spread / each)
+        measured.add(cpus)
         for n in (cpus, *CPU_COUNTS):
-            before, after = old[label] + each[label] * n, new[label] + each[label] * n
+            before, after = old[label] + each * n, new[label] + each * n
             rows.append([label, str(n), f"{before:.0f} B", f"{after:.0f} B",
                          f"{(before - after) / before * 100:.1f}%"])
-    held = ", ".join(sorted({f"{v:.0f} B" for v in each.values()}))
     return ("The whole element of the per-CPU maps, its values on every CPU included (each CPU "
-            f"holds {held} of an element's value: the size the kernel allocates and counts per "
-            f"CPU; measured at {cpus} CPUs, priced at {', '.join(map(str, CPU_COUNTS))}):\n"
+            f"holds {each} B of an element's value: the value rounded up to 8 B, as the kernel "
+            f"allocates and charges it per possible CPU; measured with "
+            f"{', '.join(map(str, sorted(measured)))} possible CPUs, priced at "
+            f"{', '.join(map(str, CPU_COUNTS))}):\n"
             + output.render_table(["Map Type & Configuration", "CPUs", "Old", "New", "Savings"],
                                   rows, fmt))
 
