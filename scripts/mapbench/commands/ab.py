@@ -104,9 +104,10 @@ def series_table(sets, names, policy, metrics=(None,)):
             rows.append([title, "-", "-", "-", "-", f"error: {proc.stderr.strip()[:80]}"])
             continue
         configs = [model.Configuration.of(r["benchmark"], r["params"]) for r in doc["rows"]]
+        varying = {name: results.varying_params([c for c in configs if c.benchmark == name])
+                   for name in {c.benchmark for c in configs}}
         for r, config in zip(doc["rows"], configs):
-            bench = results.label(config, results.varying_params(
-                [c for c in configs if c.benchmark == config.benchmark]))
+            bench = results.label(config, varying[config.benchmark])
             rows.append([title, bench, f"{output.fmt_num(r['before']['mean'])} -> "
                          f"{output.fmt_num(r['after']['mean'])} {r['unit']}",
                          output.fmt_pct(r["delta_pct"]), output.fmt_pct(r["mde_pct"], 2, sign=False),

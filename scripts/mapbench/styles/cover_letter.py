@@ -139,7 +139,8 @@ def environment(a, b):
                if vm else "bare metal")
     revisions = sorted({str(r.env.get("mapbench_revision")) for r in a + b if r.env})
     return (f"Environment: before {context(a)}; after {context(b)}; {machine}; "
-            f"{'guest ' if vm else ''}CPU {a[0].env.get('cpu_model', '?')}; mapbench {', '.join(revisions)}; boots a side: "
+            f"{'guest ' if vm else ''}CPU {a[0].env.get('cpu_model', '?')}; "
+            f"mapbench {', '.join(revisions)}; boots a side: "
             f"{len({results.boot_of(r.env) for r in a})}/{len({results.boot_of(r.env) for r in b})}")
 
 
