@@ -1,7 +1,7 @@
 """Charts with gnuplot (PNG through pngcairo, and SVG): the runner every
 chart goes through, and the charts more than one tool draws (a history's
 trend, its sparklines)."""
-import subprocess
+import subprocess  # processes of their own: gnuplot
 import tempfile
 from pathlib import Path
 

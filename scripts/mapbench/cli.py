@@ -23,10 +23,10 @@ EXIT_LAB = 4        # a LAVA server that cannot be reached, or refuses the token
 
 
 def need_runs(runs, path):
-    """runs, or a one-line error if every file of the set was left out."""
+    """runs, or InputError (one line, exit 3) if every file of the set was left out."""
     if not runs:
         why = "; ".join(sorted({s.why for s in runs.skipped}))
-        die(f"{path}: no completed results in it ({why})")
+        raise InputError(f"{path}: no completed results in it ({why})")
     return runs
 
 
@@ -94,6 +94,27 @@ def run(main, argv, name):
             die(f"internal error: {e!r}")
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+
+
+def call(command, argv):
+    """Another of our tools, run in this process as its script would run
+    it: the exit status of mapbench.commands.COMMAND's main(argv), its
+    errors one line under its own name. A Ctrl-C is the caller's to handle."""
+    global prog
+    caller, prog = prog, command.replace("_", "-")
+    try:
+        try:
+            return importlib.import_module(f"mapbench.commands.{command}").main(argv) or 0
+        except InputError as e:
+            die(str(e), e.status)
+        except (KeyboardInterrupt, BrokenPipeError):
+            raise
+        except Exception as e:  # a bug or an unreadable input
+            die(f"internal error: {e!r}")
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+    finally:
+        prog = caller
 
 
 def interrupted():

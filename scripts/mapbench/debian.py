@@ -7,7 +7,7 @@ touched, and nothing is installed: callers unpack with dpkg-deb -x.
 """
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: apt-get, apt-cache
 import time
 from pathlib import Path
 

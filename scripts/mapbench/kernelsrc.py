@@ -8,7 +8,7 @@ caches and settings are never touched.
 """
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: dpkg-deb, tar
 from pathlib import Path
 
 from . import cli, debian

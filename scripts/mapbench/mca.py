@@ -11,7 +11,7 @@ one cycle each, so they are given to it as the stack engine leaves them
 (stack_engine)."""
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: llvm-mca, llvm-mc
 from collections import Counter
 from dataclasses import dataclass
 

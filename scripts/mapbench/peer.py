@@ -3,13 +3,17 @@ the selftests bench (same arguments as ./bench) and samples/bpf
 map_perf_test (the command ./bench --dry-run gives for map-perf-*), built by
 scripts/kernel-bench, run by scripts/suite on the host and by scripts/vmrun
 in guests."""
+import contextlib
+import io
 import re
-import subprocess
+import subprocess  # processes of their own: the kernel's bench
 from pathlib import Path
 
 from . import kernel_log
+from .commands import kernel_bench
 from .model import InputError
-from .paths import PY, SCRIPTS
+
+BTF = Path("/sys/kernel/btf/vmlinux")
 
 
 class Peer:
@@ -18,23 +22,26 @@ class Peer:
     map_perf_test where the tree has it."""
 
     def __init__(self, src, btf=None):
-        argv = [PY, str(SCRIPTS / "kernel-bench"), "--src", str(src)]
-        if btf:
-            argv += ["--btf", str(btf)]
-        proc = subprocess.run(argv, capture_output=True, text=True)
-        if proc.returncode:
-            last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"
-            raise InputError(f"--peer kernel: {last}", proc.returncode)
-        lines = proc.stdout.splitlines()
-        self.binary = Path(next(line.split(": ", 1)[1] for line in lines
-                                if line.startswith("kernel-bench: /")))
-        self.refusals = [line for line in lines if line.startswith("cannot run here")]
-        built = next((line.split(": ", 1)[1] for line in lines
-                      if line.startswith("map_perf_test: /")), None)
-        self.map_perf_test = Path(built) if built else None
+        # kernel-bench's progress is its own user's; here it would interleave
+        # with the suite's lines
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                built = kernel_bench.prepare(Path(src), Path(btf) if btf else BTF)
+        except InputError as e:
+            raise InputError(f"--peer kernel: kernel-bench: {e}", e.status) from None
+        self.binary, self.map_perf_test = built.binary, built.map_perf_test
+        self.refusals = built.refusals()
+        # the kernel's own tool: a process of its own
         listed = subprocess.run([str(self.binary), "-l"], capture_output=True, text=True).stdout
         self.names = {line[2:].strip() for line in listed.splitlines()
                       if line.startswith("- ") and not line.strip().endswith("-not-built")}
+
+    def run(self, argv, warmup_s, duration_s):
+        """The kernel bench on this machine with ./bench's arguments argv:
+        the finished process (its output captured)."""
+        kernel_bench.mount_tracefs()
+        return subprocess.run([str(self.binary), "-w", str(warmup_s), "-d", str(duration_s),
+                               *argv], capture_output=True, text=True)
 
     def has(self, argv):
         return benchmark_of(argv) in self.names

@@ -8,7 +8,7 @@ PC speaker and -nographic keep it from looking for any.
 """
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: dpkg-deb, QEMU 10
 from pathlib import Path
 
 from . import debian

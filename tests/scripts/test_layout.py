@@ -80,3 +80,19 @@ def test_the_layout_names_every_report_style():
     row = (ROOT / "docs" / "layout.org").read_text().split("| report styles")[1].split("| guests")[0]
     words = set(re.findall(r"[\w-]+", row))
     assert set(STYLES) | {"calibration"} <= words, set(STYLES) - words
+
+
+@pytest.mark.parametrize("module", sorted(PACKAGE.rglob("*.py")),
+                         ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_our_tools_call_each_other_as_functions(module):
+    """A process is for what is not ours (QEMU, git, make, ./bench in C,
+    the kernel's tools): a module that starts one says which where it
+    imports subprocess, and none runs one of our scripts (cli.call runs a
+    tool in the process), but for git bisect run's steps."""
+    text = module.read_text()
+    imported = re.findall(r"^import subprocess\b(.*)$", text, re.M)
+    assert all("# processes of their own: " in rest for rest in imported), module.name
+    ours = [line for line in text.splitlines()
+            if re.search(r"SCRIPTS\s*/", line) and "bisect" not in line and "print(" not in line
+            and "shlex.join" not in line]
+    assert not ours, ours

@@ -42,12 +42,14 @@ failing step's (kbuild or vmrun: 1 failed, 2 bad input), 3 tool error,
 64 usage error, 130 interrupted.
 """
 import argparse
-import json
+import contextlib
+import io
 import re
 import shlex
-import subprocess
 import time
 from pathlib import Path
+
+import numpy as np
 
 from .. import cli, model, output, results, stats, verdict
 from ..guest import options
@@ -56,13 +58,18 @@ from ..model import InputError
 from ..styles import STYLES
 from . import vmrun as vmrun_command
 from ..suites import fmt_time
-from ..paths import PY, RESULTS, ROOT, SCRIPTS
+from ..paths import RESULTS, ROOT, SCRIPTS
 
 
-def step(title, argv, capture=None):
-    """Run one script, its command line shown; the caller acts on its status."""
-    print(f"\n== {title}\n$ {shlex.join(str(a) for a in argv)}", flush=True)
-    return subprocess.run([PY, *map(str, argv)], stdout=capture, text=True)
+def step(title, command, argv, printed=None):
+    """One of our tools in this process, its command line shown as
+    scripts/COMMAND's; its exit status, for the caller to act on. With
+    printed (a StringIO), what the tool prints goes there instead."""
+    argv = [str(a) for a in argv]
+    print(f"\n== {title}\n$ {shlex.join([str(SCRIPTS / command.replace('_', '-')), *argv])}",
+          flush=True)
+    with contextlib.redirect_stdout(printed) if printed else contextlib.nullcontext():
+        return cli.call(command, argv)
 
 
 def vmrun_argv(args, kernels, sets, boots):
@@ -88,35 +95,43 @@ MODELLED = "model_cycles"
 
 def series_table(sets, names, policy, metrics=(None,)):
     """The per-patch table: each step against the one before it, and the total,
-    judged by scripts/gate --json on each metric (None: the policy's); the
+    judged by the gate's engine on each metric (None: the policy's); the
     rows and whether a step regressed."""
     steps = [(f"{i}. {names[i - 1]}", sets[i - 1], sets[i]) for i in range(1, len(sets))]
     steps.append((f"series ({len(names)} patches)", sets[0], sets[-1]))
     rows, regressed = [], []
     for (title, a, b), metric in ((s, m) for s in steps for m in metrics):
-        proc = subprocess.run([PY, str(SCRIPTS / "gate"), str(a), str(b), "--json",
-                               *(["--policy", str(policy)] if policy else []),
-                               *(["--metric", metric] if metric else [])],
-                              capture_output=True, text=True)
         try:
-            doc = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            rows.append([title, "-", "-", "-", "-", f"error: {proc.stderr.strip()[:80]}"])
+            judged = judge_step(a, b, policy, metric)
+        except model.InputError as e:
+            rows.append([title, "-", "-", "-", "-", f"error: gate: {e}"[:87]])
             continue
-        configs = [model.Configuration.of(r["benchmark"], r["params"]) for r in doc["rows"]]
-        varying = {name: results.varying_params([c for c in configs if c.benchmark == name])
-                   for name in {c.benchmark for c in configs}}
-        for r, config in zip(doc["rows"], configs):
-            bench = results.label(config, varying[config.benchmark])
-            rows.append([title, bench, f"{output.fmt_num(r['before']['mean'])} -> "
-                         f"{output.fmt_num(r['after']['mean'])} {r['unit']}",
-                         output.fmt_pct(r["delta_pct"]), output.fmt_pct(r["mde_pct"], 2, sign=False),
-                         r["result"]])
-            if r["verdict"] == "regression" and not title.startswith("series"):
-                regressed.append(f"{title} ({bench}, {r['delta_pct']:+.2f}%)")
+        keys = [c.key for c in judged.rows]
+        varying = {name: results.varying_params([k for k in keys if k.benchmark == name])
+                   for name in {k.benchmark for k in keys}}
+        for c in judged.rows:
+            bench = results.label(c.key, varying[c.key.benchmark])
+            before, after = (output.finite(np.mean(v)) if len(v) else None for v in (c.a, c.b))
+            rows.append([title, bench, f"{output.fmt_num(before)} -> "
+                         f"{output.fmt_num(after)} {c.unit}",
+                         output.fmt_pct(c.delta_pct), output.fmt_pct(c.mde, 2, sign=False),
+                         c.result])
+            if c.verdict == verdict.REGRESSION and not title.startswith("series"):
+                regressed.append(f"{title} ({bench}, {c.delta_pct:+.2f}%)")
     table = output.render_table(["Patch", "Benchmark", "Before -> after", "Delta", "MDE",
                                  "Verdict (against the kernel before it)"], rows, left=(0, 1, 5))
     return table, regressed
+
+
+def judge_step(a, b, policy, metric):
+    """Result folders a and b judged as scripts/gate judges them, on metric
+    (None: the policy's); InputError where the gate would refuse them."""
+    policy = verdict.override(verdict.load_policy(policy), metric=metric)
+    runs = [cli.need_runs(results.load_path(path), path) for path in (a, b)]
+    judged = verdict.judge(*runs, policy, model.clock_of_runs(*runs))
+    if not judged.rows:
+        raise InputError("no benchmark with the same parameters in both sets")
+    return judged
 
 
 # The gate's exits, the worst last: pass, inconclusive, regression; any
@@ -256,14 +271,14 @@ def main(argv=None):
     else:
         steps.append((kernels / label, set_dir / "after", args.patch))
     for i, (build, _, patches) in enumerate(steps):
-        argv = [SCRIPTS / "kbuild", "--src", args.src, "--out", build]
+        argv = ["--src", args.src, "--out", build]
         if i:
             argv += ["--from", steps[i - 1][0], *[x for p in patches for x in ("--patch", p)]]
         title = "build the kernel before" if not i else \
             f"build step {i}: + {patches[-1].name}" if series else "build the kernel after"
-        proc = step(title, argv)
-        if proc.returncode:
-            return proc.returncode
+        status = step(title, "kbuild", argv)
+        if status:
+            return status
     images = [build / "bzImage" for build, _, _ in steps]
     sets = [s for _, s, _ in steps]
     pair = [sets[0], sets[-1]]
@@ -276,11 +291,10 @@ def main(argv=None):
         status = boot_until_mde(args, vmrun_argv(args, images, sets, 1), pair)
         if status:
             return status
-    step("compare", [SCRIPTS / "compare", *pair])
-    report = step("report (cover-letter table)", [SCRIPTS / "report", *pair],
-                  capture=subprocess.PIPE)
-    (set_dir / "report.txt").write_text(report.stdout)
-    print(report.stdout, end="")
+    step("compare", "compare", pair)
+    step("report (cover-letter table)", "report", pair, printed=(report := io.StringIO()))
+    (set_dir / "report.txt").write_text(report.getvalue())
+    print(report.getvalue(), end="")
     text = ""
     if series:
         table, regressed = series_table(sets, [p.name for p in args.patch], args.policy,
@@ -294,11 +308,11 @@ def main(argv=None):
         (set_dir / "cover-letter.txt").write_text(letter)
         print(f"\n== cover letter (results/{label}/cover-letter.txt)\n{letter}", end="")
     policy = ["--policy", args.policy] if args.policy else []
-    status = step("gate", [SCRIPTS / "gate", *pair, *policy]).returncode
+    status = step("gate", "gate", [*pair, *policy])
     said = f"{cli.GATE_WORDS.get(status, 'error')} (gate exit {status})"
     if args.model != "none":
-        modelled = step(f"gate on modelled cycles ({args.model} model)",
-                        [SCRIPTS / "gate", *pair, *policy, "--metric", MODELLED]).returncode
+        modelled = step(f"gate on modelled cycles ({args.model} model)", "gate",
+                        [*pair, *policy, "--metric", MODELLED])
         said += f"; modelled cycles: {cli.GATE_WORDS.get(modelled, 'error')} (exit {modelled})"
         if options.layouts_sampled(args):
             status = worse(status, modelled)

@@ -45,7 +45,7 @@ import json
 import os
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: git; git bisect run (git's design)
 import sys
 from pathlib import Path
 
@@ -130,11 +130,8 @@ def measure(state, sha):
         # changed is rebuilt), else where it is (what the fragment touched)
         base = nearest_build(f["kernels"], short)
         base = None if whole(out) and not (base and up_to_date(base)) else base
-        build = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(f["src"]),
-                                "--out", str(out), "--from", str(base) if base else "none"])
-        if build.returncode == cli.EXIT_INTERRUPTED:
-            raise KeyboardInterrupt
-        if build.returncode:
+        if cli.call("kbuild", ["--src", str(f["src"]), "--out", str(out),
+                               "--from", str(base) if base else "none"]):
             return None
     status = vmrun_command.main(["--kernel", str(out / "bzImage"), "--label", str(where_to),
                                  "--boots", "1", *state["vmrun"], "--", *state["bench"]])

@@ -24,13 +24,13 @@ failing step's (kbuild or vmrun: 1 failed, 2 bad input), 3 tool error,
 4 a lab that cannot take the jobs, 64 usage error, 130 interrupted.
 """
 import argparse
-import subprocess
+import subprocess  # processes of their own: git
 from pathlib import Path
 
 from .. import cli, history, history_site, model, output, results, verdict
 from ..guest import options
 from ..lab import engine as lab_engine
-from ..paths import PY, RESULTS, ROOT, SCRIPTS
+from ..paths import RESULTS, ROOT
 from . import kbuild, vmrun as vmrun_command
 
 BUILDS = ROOT / "build" / "kernel" / "ci"
@@ -54,10 +54,9 @@ def build(args, sha):
     out = BUILDS / sha[:12]
     if not kbuild.up_to_date(out):
         say(f"building {sha[:12]} (kbuild starts from the newest build of this tree)")
-        proc = subprocess.run([PY, str(SCRIPTS / "kbuild"), "--src", str(args.src), "--out",
-                               str(out)])
-        if proc.returncode:
-            return proc.returncode, None
+        status = cli.call("kbuild", ["--src", str(args.src), "--out", str(out)])
+        if status:
+            return status, None
     return 0, out / "bzImage"
 
 

@@ -50,7 +50,7 @@ import json
 import os
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: the kernel's make, patch, rsync, cp, pahole
 import sys
 import time
 from pathlib import Path

@@ -34,12 +34,14 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
+import subprocess  # processes of their own: the selftests make, gcc, nm, readelf, ./bench
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import kernelsrc
 from .. import cli
+from ..model import InputError
 from ..paths import ROOT
 
 BUILDS = ROOT / "build" / "kernel-bench"
@@ -65,7 +67,7 @@ def say(text):
 def check_tools():
     for tool, pkg in TOOLS.items():
         if not shutil.which(tool):
-            cli.die(f"{tool} is missing: apt-get install {pkg}", cli.EXIT_INPUT)
+            raise InputError(f"{tool} is missing: apt-get install {pkg}", cli.EXIT_INPUT)
 
 
 def out_dir(tree, btf):
@@ -111,7 +113,7 @@ def build_timing_benches(tree, selftests, out, btf):
 def fail(log, what):
     """The log's last lines, then one line saying what failed and where the log is."""
     print("\n".join(log.read_text(errors="replace").strip().splitlines()[-15:]), file=sys.stderr)
-    cli.die(f"{what}; the log is {log}", cli.EXIT_FAILED)
+    raise InputError(f"{what}; the log is {log}", cli.EXIT_FAILED)
 
 
 def write_stubs(selftests, out, built):
@@ -134,8 +136,8 @@ def write_stubs(selftests, out, built):
 
 def build(tree, btf):
     if not (tree / SELFTESTS / "bench.c").exists():
-        cli.die(f"{tree} has no {SELFTESTS}/bench.c (the kernel's bench came with 5.10)",
-                cli.EXIT_INPUT)
+        raise InputError(f"{tree} has no {SELFTESTS}/bench.c (the kernel's bench came with "
+                         "5.10)", cli.EXIT_INPUT)
     benches = [b for b in MAP_BENCHES if (tree / SELFTESTS / "benchs" / f"{b}.c").exists()]
     out = out_dir(tree, btf)
     binary = out / "bench"
@@ -236,6 +238,33 @@ def mount_tracefs():
                        capture_output=True)
 
 
+@dataclass
+class Built:
+    """The kernel bench of a tree, built: its binary, the map benchmarks in
+    it, and map_perf_test (None where the tree has none)."""
+    binary: Path
+    benches: list
+    map_perf_test: Path
+
+    def refusals(self):
+        """A line per program whose benchmarks this kernel cannot run."""
+        refused = fentry_refused()
+        return [f"cannot run here: the benchmarks of {prog} attach {', '.join(secs)} and "
+                f"this kernel refuses fentry ({refused})"
+                for prog, secs in fentry_programs(self.binary.parent).items() if refused]
+
+
+def prepare(src, btf):
+    """The kernel bench of src (a tree, tarball or Debian package), built
+    against btf where it is not yet; InputError where it cannot be."""
+    if not btf.exists():
+        raise InputError(f"--btf {btf}: no such file", cli.EXIT_INPUT)
+    check_tools()
+    tree = kernelsrc.pristine_tree(kernelsrc.source_path(src, say), say)
+    binary, benches = build(tree, btf)
+    return Built(binary, benches, build_map_perf_test(binary.parent / "src", binary.parent))
+
+
 def main(argv=None):
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, type=Path,
@@ -247,22 +276,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.bench_args[:1] == ["--"]:
         args.bench_args = args.bench_args[1:]
-    if not args.btf.exists():
-        cli.die(f"--btf {args.btf}: no such file", cli.EXIT_INPUT)
-    check_tools()
-    tree = kernelsrc.pristine_tree(kernelsrc.source_path(args.src, say), say)
-    binary, benches = build(tree, args.btf)
-    map_perf_test = build_map_perf_test(binary.parent / "src", binary.parent)
+    built = prepare(args.src, args.btf)
     if args.bench_args:
         mount_tracefs()
         sys.stdout.flush()
-        os.execv(str(binary), [str(binary), *args.bench_args])
-    print(f"kernel-bench: {binary}")
-    print(f"built: {', '.join(b.removeprefix('bench_') for b in benches)}")
-    print(f"map_perf_test: {map_perf_test or 'not in this tree'}")
-    refused = fentry_refused()
-    for prog, secs in fentry_programs(binary.parent).items():
-        if refused:
-            print(f"cannot run here: the benchmarks of {prog} attach {', '.join(secs)} and this "
-                  f"kernel refuses fentry ({refused})")
+        os.execv(str(built.binary), [str(built.binary), *args.bench_args])
+    print(f"kernel-bench: {built.binary}")
+    print(f"built: {', '.join(b.removeprefix('bench_') for b in built.benches)}")
+    print(f"map_perf_test: {built.map_perf_test or 'not in this tree'}")
+    for line in built.refusals():
+        print(line)
     return 0

@@ -63,7 +63,7 @@ import json
 import os
 import random
 import signal
-import subprocess
+import subprocess  # processes of their own: ./bench (C), the measured process
 import sys
 import time
 from pathlib import Path
@@ -72,7 +72,7 @@ from .. import cli, model, output, results, verdict
 from ..suites import (SUITES, configurations, sweep_suite, fmt_time, load_suite, plan,
                       run_file)
 from ..peer import Peer, figure_text as peer_figure_text
-from ..paths import PY, ROOT, SCRIPTS
+from ..paths import ROOT
 import numpy as np
 
 BENCH = ROOT / "bench"
@@ -224,8 +224,8 @@ def cmd_run(args, suite=None):
             failed += rc not in (0, 2)
             peer_text = ""
             if peer and peer.has(argv):
-                peer_text = "; " + run_peer(args.kernel_src, argv,
-                                            peer_dir / cid / f"run-{r + 1}.log", warmup, duration)
+                peer_text = "; " + run_peer(peer, argv, peer_dir / cid / f"run-{r + 1}.log",
+                                            warmup, duration)
             eta = sum(took) / len(took) * (len(left) - i - 1)
             print(f" {results.file_figure_text(path)}{peer_text} (elapsed "
                   f"{fmt_time(time.monotonic() - start)}, ETA {fmt_time(eta)})", flush=True)
@@ -240,13 +240,11 @@ def cmd_run(args, suite=None):
     return 1 if failed else 0
 
 
-def run_peer(src, argv, path, warmup, duration):
+def run_peer(peer, argv, path, warmup, duration):
     """The kernel's bench with the run's arguments; its output in path (.log).
     Returns the figure text for the progress line."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([PY, str(SCRIPTS / "kernel-bench"), "--src", str(src), "--",
-                           "-w", str(warmup), "-d", str(duration), *argv],
-                          capture_output=True, text=True)
+    proc = peer.run(argv, warmup, duration)
     tmp = path.with_name(path.name + ".tmp.log")
     tmp.write_text(proc.stdout + proc.stderr)
     tmp.replace(path)

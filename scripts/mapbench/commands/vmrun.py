@@ -84,7 +84,7 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
+import subprocess  # processes of their own: make (the plugin), ./bench --dry-run
 import sys
 import tempfile
 import time

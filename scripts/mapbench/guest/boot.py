@@ -6,11 +6,10 @@ import os
 import re
 import select
 import signal
-import subprocess
+import subprocess  # processes of their own: QEMU
 import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from pathlib import Path
 
 from .. import cachemodel, results
 from ..cli import EXIT_INPUT

@@ -4,7 +4,7 @@ them where asked)."""
 import re
 import shlex
 import shutil
-import subprocess
+import subprocess  # processes of their own: ./bench (C), find, cpio, gzip, make
 import tempfile
 from pathlib import Path
 

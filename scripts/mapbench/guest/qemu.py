@@ -3,13 +3,12 @@ icount clock, a machine's topology), the kernel's command line, QEMU's
 version, and how many guests may run at once."""
 import os
 import re
-import subprocess
+import subprocess  # processes of their own: QEMU
 import uuid
 from pathlib import Path
 
 from ..cli import EXIT_INPUT
 from ..model import InputError
-from ..paths import ROOT
 
 QEMU = "qemu-system-x86_64"
 

@@ -5,7 +5,7 @@ as it goes. The qemu device type's template ships only in lava-server: its
 build/lava/."""
 import shutil
 import signal
-import subprocess
+import subprocess  # processes of their own: dpkg-deb, LAVA's lava-run
 import tempfile
 from pathlib import Path
 

@@ -12,7 +12,7 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
+import subprocess  # processes of their own: PostgreSQL, LAVA's servers
 import time
 import urllib.parse
 import urllib.request
