@@ -63,7 +63,7 @@ APT_WAIT := -o DPkg::Lock::Timeout=600
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
 .PHONY: all deps deps-lava run suite test check check-slow unit binaries integration model-cost clean
-all: bench
+all: bench $(OUT)/contracts.json
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
@@ -155,13 +155,13 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(PLUGIN_LIB_OBJS) | $(OUT)/tests
 # make run: the quick suite, its table (printed once, by the suite) and one
 # chart per figure unit, named after the set (LABEL=... to name the set).
 LABEL ?= quick-$(shell uname -r)
-run: deps bench
+run: deps bench $(OUT)/contracts.json
 	$(PYTHON) scripts/suite run quick --label $(LABEL)
 	$(PYTHON) scripts/plot results/$(LABEL) --kind summary
 
 # make suite SUITE=htab-mem [LABEL=before] [RUNS=10]: one seed experiment,
 # in results/LABEL (default SUITE-<kernel release>).
-suite: deps bench
+suite: deps bench $(OUT)/contracts.json
 	@test -n "$(SUITE)" || { echo "make suite needs SUITE=NAME; scripts/suite list names them" >&2; exit 2; }
 	$(PYTHON) scripts/suite run $(SUITE) $(if $(RUNS),--runs $(RUNS)) --label \
 		$(if $(filter command line,$(origin LABEL)),$(LABEL),$(SUITE)-$(shell uname -r))
@@ -170,13 +170,20 @@ suite: deps bench
 # on every CPU (a fresh clone's build is half of make test's time); apt,
 # where a target asks for it, runs first.
 binaries:
-	@$(MAKE) --no-print-directory -j$(NPROC) bench $(UNIT_BINS) $(OUT)/model-cost
+	@$(MAKE) --no-print-directory -j$(NPROC) bench $(UNIT_BINS) $(OUT)/model-cost \
+		$(OUT)/contracts.json
+
+# What the rows declare, for the Python side (line shapes, the kernel's
+# files) and for readers (the table docs/bench.org describes).
+$(OUT)/contracts.json: bench
+	./bench --contracts --json $@
+	./bench --contracts > $(OUT)/contracts.org
 
 run_unit = @set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 unit: $(UNIT_BINS)
 	$(run_unit)
 
-integration: bench
+integration: bench $(OUT)/contracts.json
 	$(PYTHON) -m pytest -q tests/integration
 
 # The quick tier: unit tests and every test of every folder that neither
@@ -200,7 +207,7 @@ check: deps binaries
 # peer; boots as LAVA jobs (lava-run, and scripts/lab up with two workers);
 # the CI pipelines (actionlint, and GitLab's run by gitlab-ci-local over three
 # commits). The first time it builds two kernels, about 12 min each on 2 CPUs.
-check-slow: bench deps-lava pipelines/node_modules/.package-lock.json
+check-slow: bench $(OUT)/contracts.json deps-lava pipelines/node_modules/.package-lock.json
 	$(MAKE) deps EXTRA_PKGS="$(DEB_PKGS_SLOW)"
 	$(PYTHON) -m pytest -q -rs -s -m slow tests
 

@@ -209,6 +209,7 @@ struct bench {
 	enum loop_kind loop;
 	enum figure figure;
 	const struct kernel_bench *kernel;	/* the kernel bench it is (src/peers/), or NULL */
+	const char *kernel_source;	/* its file in the kernel's tree */
 	bool single_producer;		/* the op needs the map to itself */
 	bool no_prefill;		/* the map starts empty */
 	bool track_mem;			/* sample the map's memory every second */

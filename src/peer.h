@@ -33,6 +33,9 @@ struct kernel_line {
 #define PER_TASK_LINE { "per-task", "^(?P<cpu>\\d+):(?P<name>\\w+(?: [\\w-]+)?) (?P<v>\\d+) " \
 			"(?P<what>events|lookups) per sec$" }
 
+/* A file of the selftests bench in the kernel's tree (a row's kernel_source). */
+#define SELFTESTS_BENCH(file) "tools/testing/selftests/bpf/benchs/" file
+
 /* A kernel bench's own name for one of our options (htab-mem's
  * --preallocated for --prealloc), accepted for every benchmark. */
 struct kernel_spelling {
@@ -69,6 +72,9 @@ struct kernel_bench {
 	int (*arguments)(struct options *given, int n, char **args);
 	/* The shape of the lines final_lines prints (name NULL: none of its own). */
 	struct kernel_line line;
+	/* The file of the kernel's bench library it needs besides its own
+	 * (in the kernel's tree), or NULL. */
+	const char *library;
 	/* Its spellings of our options, ending in one without a name. */
 	const struct kernel_spelling *spellings;
 };

@@ -132,8 +132,8 @@ SHORT = ["-w", "1", "-d", "2", "-q"]
 def shaped(text, shape):
     """The lines of text that a kernel tool's line shape matches (kernel_log's,
     declared with the C that prints them), as match objects."""
-    from mapbench.kernel_log import LINES
-    return [m for line in text.splitlines() if (m := LINES[shape].match(line))]
+    from mapbench.contracts import line_shapes
+    return [m for line in text.splitlines() if (m := line_shapes()[shape].match(line))]
 
 
 def run_bench(*args, timeout=120):

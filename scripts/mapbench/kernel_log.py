@@ -1,20 +1,13 @@
 """The kernel selftests bench's text output, read by its lines' shapes: one
 run per Summary line (or per cpuNN/per-CPU block), as mapbench reads its own."""
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 
+from .contracts import line_shapes
 from .model import Run, figure_unit
 
-
-# The shapes of the kernel tools' lines, declared once with the C that prints
-# them (src/peers/) and written by ./bench --contracts --json into
-# contracts.json beside this file (a test holds the two together).
-CONTRACTS = Path(__file__).with_name("contracts.json")
-LINES = {name: re.compile(pattern)
-         for name, pattern in json.loads(CONTRACTS.read_text())["lines"].items()}
 # map_perf_test's lookup tests make 64 lookups an event and print lookups
 LOOKUPS_PER_EVENT = 64
 
@@ -30,7 +23,7 @@ _LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
 
 def looks_like_kernel_log(text):
     lines = [x for x in text.splitlines() if x.strip()]
-    ours = sum(bool(LINES["run"].match(x) or LINES["per-task"].match(x.strip())) for x in lines)
+    ours = sum(bool(line_shapes()["run"].match(x) or line_shapes()["per-task"].match(x.strip())) for x in lines)
     return bool(lines) and ours * 2 >= len(lines)
 
 
@@ -53,8 +46,8 @@ def parse_kernel_bench(text, source):
     runs = []
     stored = stored_configuration(source)
     default = stored or Path(source).stem
-    for pattern, rate in ((LINES["cpu-lookup"], lambda m: float(m["v"])),
-                          (LINES["per-task"], lambda m: task_rate(m) / 1e6)):
+    for pattern, rate in ((line_shapes()["cpu-lookup"], lambda m: float(m["v"])),
+                          (line_shapes()["per-task"], lambda m: task_rate(m) / 1e6)):
         per_cpu = [rate(m) for line in text.splitlines() if (m := pattern.match(line.strip()))]
         if per_cpu:
             v = float(np.mean(per_cpu))
@@ -62,7 +55,7 @@ def parse_kernel_bench(text, source):
                             units={"figure": figure_unit("M events/s", "events per producer")},
                             per_producer=per_cpu))
     for line in text.splitlines():
-        m = LINES["summary"].match(line)
+        m = line_shapes()["summary"].match(line)
         if m:
             name = m.group("name")
             name = default if stored or name in (None, "Summary") else name
@@ -72,18 +65,18 @@ def parse_kernel_bench(text, source):
                 "latency": float(m.group("lat")) * _LAT[m.group("lunit")]},
                 units={"figure": "M ops/s throughput"}))
             continue
-        m = LINES["hits"].match(line)
+        m = line_shapes()["hits"].match(line)
         if m:
             runs.append(Run(source, default, {"source": "kernel-bench"},
                             {"throughput": float(m.group("tput")), "figure": float(m.group("tput"))},
                             units={"figure": "M/s hits"}))
             continue
-        m = LINES["per-prod-op"].match(line)
+        m = line_shapes()["per-prod-op"].match(line)
         if m:
             runs.append(Run(source, default, {"source": "kernel-bench"},
                             {"figure": float(m.group("v"))}, units={"figure": "k/s per-prod-op"}))
             continue
-        m = LINES["timing"].match(line) or LINES["result"].match(line)
+        m = line_shapes()["timing"].match(line) or line_shapes()["result"].match(line)
         if m:
             median = float(m.group("median"))
             runs.append(Run(source, stored or m.group("name"), {"source": "kernel-bench"},

@@ -91,14 +91,18 @@ static const struct kernel_bench kernel_hashmap_full_update = {
 	"words past the first i x 2654435761, in order from key 1 every run, in one key " \
 	"buffer all CPUs write; batch floor(1M / nr) x nr"
 
+#define LOOKUP_SOURCE SELFTESTS_BENCH("bench_bpf_hashmap_lookup.c")
+#define FULL_UPDATE_SOURCE SELFTESTS_BENCH("bench_bpf_hashmap_full_update.c")
+
 static const struct bench bpf_hashmap_rows[] = {
 	{ .name = "bpf-hashmap-lookup", HTAB, .op = MB_OP_LOOKUP, .walk = &walk_from_first,
 	  .nr_entries = 500, .batch = 1000000, HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
+	  .kernel_source = LOOKUP_SOURCE,
 	  .help = "the kernel's bpf-hashmap-lookup: lookups of keys 1..nr, M events/s per producer",
 	  .workload = HASHMAP_LOOKUP_WORKLOAD },
 	{ .name = "bpf-hashmap-full-update", .aliases = { "htab-full-update" }, HTAB,
 	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
-	  .kernel = &kernel_hashmap_full_update,
+	  .kernel = &kernel_hashmap_full_update, .kernel_source = FULL_UPDATE_SOURCE,
 	  .help = "the kernel's bpf-hashmap-full-update: updates that find the map full (E2BIG)",
 	  .workload = "prealloc map filled to max; producer p updates absent key max+p, BPF_ANY: "
 		      "E2BIG expected" },
@@ -107,12 +111,12 @@ static const struct bench bpf_hashmap_rows[] = {
 	 * --preallocated, as mapbench does). */
 	{ .name = "bpf-rhashmap-lookup", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
 	  .op = MB_OP_LOOKUP, .walk = &walk_from_first, .nr_entries = 500, .batch = 1000000,
-	  HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup,
+	  HASHMAP_BENCH, .kernel = &kernel_hashmap_lookup, .kernel_source = LOOKUP_SOURCE,
 	  .help = "the kernel's bpf-rhashmap-lookup: bpf-hashmap-lookup on an rhtab map",
 	  .workload = HASHMAP_LOOKUP_WORKLOAD },
 	{ .name = "bpf-rhashmap-full-update", HTAB, .maps = MAP_RHTAB, .map = "rhtab",
 	  .op = MB_OP_OVERWRITE, .walk = &walk_absent, .batch = 10000, HASHMAP_BENCH,
-	  .kernel = &kernel_hashmap_full_update,
+	  .kernel = &kernel_hashmap_full_update, .kernel_source = FULL_UPDATE_SOURCE,
 	  .help = "the kernel's bpf-rhashmap-full-update: bpf-hashmap-full-update on an rhtab map",
 	  .workload = "map filled to max; producer p updates absent key max+p, BPF_ANY" },
 };

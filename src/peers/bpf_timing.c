@@ -26,6 +26,7 @@ static int timing_line(const struct run *run, const struct samples *s,
 
 const struct kernel_bench kernel_bpf_timing = {
 	.final_lines = timing_line,
+	.library = SELFTESTS_BENCH("bench_bpf_timing.c"),
 	.line = { "timing", "^(?P<name>[\\w.-]+): median (?P<median>[\\d.]+) ns/op, stddev "
 			    "(?P<stddev>[\\d.]+), p99 (?P<p99>[\\d.]+) \\((?P<samples>\\d+) samples\\)$" },
 	.times_batches = true,
@@ -35,7 +36,8 @@ const struct kernel_bench kernel_bpf_timing = {
 };
 
 static const struct bench bpf_timing_rows[] = {
-	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_timing, .map = "array",
+	{ .name = "bpf-nop", .family = &nop_family, .kernel = &kernel_bpf_timing,
+	  .kernel_source = SELFTESTS_BENCH("bench_bpf_nop.c"), .map = "array",
 	  .maps = MAP_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1, .nr_entries = 0,
 	  .prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_SYSCALL_PROG,
 	  .loop = LOOP_CAN_LOOP, .op = MB_OP_NOOP, .batch = 10000, .batch_auto = true,

@@ -37,7 +37,7 @@ static const struct kernel_bench kernel_htab_mem = {
 #define HTAB_MEM HTAB, .group = "htab-mem", .max_entries_of = htab_mem_max_entries, \
 	.prealloc = 0, .batch = 64, .figure = FIG_RUNS_PER_PROD, .track_mem = true, \
 	.walk = &walk_strided, .keys = KEYS_INDEX, .trigger = TRIGGER_TP, .loop = LOOP_BPF_LOOP, \
-	.kernel = &kernel_htab_mem
+	.kernel = &kernel_htab_mem, .kernel_source = SELFTESTS_BENCH("bench_htab_mem.c")
 
 static const struct bench htab_mem_rows[] = {
 	{ .name = "htab-mem-overwrite", .aliases = { "overwrite" }, HTAB_MEM,

@@ -103,6 +103,7 @@ static const struct kernel_bench kernel_map_perf_test = {
 	.value_size = 8, .max_entries = 1000, .nr_entries = 0, .prefix_len = -1, .prealloc = 1, \
 	.trigger = TRIGGER_KSYSCALL, .trigger_fallback = TRIGGER_TP, .loop = LOOP_NONE, \
 	.figure = FIG_EVENTS_PER_TASK, .task_per_cpu = true, .kernel = &kernel_map_perf_test, \
+	.kernel_source = "samples/bpf/map_perf_test_user.c", \
 	.op = MB_OP_NOOP, .batch = 1, .count = 10000
 #define MAP_PERF_CHURN "per event (a syscall), 10 x {update BPF_ANY, lookup, delete if found} of " \
 	"the task's key (its tid); hash_map_alloc also holds keys 0..32, as map_perf_test's " \

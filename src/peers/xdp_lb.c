@@ -11,6 +11,7 @@
  * BPF_PROG_TEST_RUN, a batch of packets a run under may_goto, sized to
  * 10 ms in the warmup; the map recorded is a connection table. */
 #define XDP_LB .family = &xdp_lb_family, .group = "xdp-lb", .kernel = &kernel_bpf_timing, \
+	.kernel_source = SELFTESTS_BENCH("bench_xdp_lb.c"), \
 	.map = "lru", .maps = MAP_LRU, .key_size = sizeof(struct lb_flow), \
 	.value_size = sizeof(struct lb_flow_entry), .max_entries = LB_FLOWS, .nr_entries = 0, \
 	.prefix_len = -1, .prealloc = 1, .no_prefill = true, .trigger = TRIGGER_XDP, \

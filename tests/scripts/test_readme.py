@@ -1,7 +1,10 @@
-"""README.org and docs/ state what ./bench does: the benchmark table is the
-registry's, and where --help and the docs state the same fact (option names,
-key sizes, spellings) they agree."""
+"""README.org and docs/ state what ./bench does: the Python side reads what
+the rows declare, and where --help and the docs state the same fact (option
+names, key sizes, spellings) they agree."""
+import json
 import re
+
+import pytest
 
 from conftest import ROOT, run_bench
 
@@ -14,23 +17,32 @@ def help_text():
     return proc.stdout
 
 
-def test_benchmark_table_is_the_contract_table():
-    doc = BENCH_DOC.read_text()
-    block = re.search(r"^# contracts:begin[^\n]*\n(.*?)^# contracts:end", doc, re.S | re.M)
-    assert block, "docs/bench.org lost its contracts:begin/end block"
-    proc = run_bench("--contracts")
-    assert proc.returncode == 0, proc.stderr
-    assert block.group(1) == proc.stdout, "docs/bench.org's table differs from ./bench --contracts"
-
-
-def test_the_line_shapes_python_reads_are_the_ones_the_c_declares(tmp_path):
-    """scripts/mapbench/contracts.json is ./bench --contracts --json's, byte
-    for byte: kernel_log reads the line shapes the C that prints them
-    declares (make it again with ./bench --contracts --json FILE)."""
+def test_the_python_side_reads_what_the_rows_declare(tmp_path, monkeypatch):
+    """The line shapes and kernel files the Python side uses are those
+    ./bench declares (make writes them to build/contracts.json): every
+    kernel-named row names its kernel file, and kernel-bench builds the
+    selftests files they name, each once, with its library."""
+    from mapbench import contracts
+    from mapbench.commands import kernel_bench
     path = tmp_path / "contracts.json"
-    proc = run_bench("--contracts", "--json", path)
-    assert proc.returncode == 0, proc.stderr
-    assert path.read_bytes() == (ROOT / "scripts" / "mapbench" / "contracts.json").read_bytes()
+    assert run_bench("--contracts", "--json", path).returncode == 0
+    declared = json.loads(path.read_text())
+    assert {n: p.pattern for n, p in contracts.line_shapes().items()} == declared["lines"]
+    kernel_named = [b for b in declared["benchmarks"] if re.match(
+        r"(htab-mem|rhtab-mem|bpf-r?hashmap|lpm-trie|map-perf|xdp-lb)-|bpf-nop$", b["benchmark"])]
+    assert kernel_named and all(b["kernel_source"] for b in kernel_named)
+    wanted = kernel_bench.selftests_benches()
+    assert wanted["bench_htab_mem"] is None and wanted["bench_xdp_lb"] == "bench_bpf_timing"
+    assert "map_perf_test_user" not in wanted       # samples/bpf: built on its own
+    monkeypatch.setattr(contracts, "PATH", tmp_path / "gone.json")
+    contracts._document.cache_clear()
+    contracts.line_shapes.cache_clear()
+    try:
+        with pytest.raises(contracts.InputError, match="run make"):
+            contracts.line_shapes()
+    finally:
+        contracts._document.cache_clear()
+        contracts.line_shapes.cache_clear()
 
 
 def test_every_benchmark_has_a_unit_and_a_clock():

@@ -39,22 +39,25 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import kernelsrc
-from .. import cli
+from .. import cli, contracts, kernelsrc
 from ..model import InputError
 from ..paths import ROOT
 
 BUILDS = ROOT / "build" / "kernel-bench"
 SELFTESTS = Path("tools/testing/selftests/bpf")
-# The map benchmarks' sources in benchs/, where a tree has them.
-MAP_BENCHES = ("bench_htab_mem", "bench_bpf_hashmap_lookup", "bench_bpf_hashmap_full_update",
-               "bench_lpm_trie_map")
-# 7.3's BPF-side timing benchmarks, where a tree has them: built each on its
-# own (with their timing library), and left out, with the reason, where this
-# machine's clang cannot build their programs.
-TIMING_BENCHES = ("bench_bpf_nop", "bench_xdp_lb")
-TIMING_LIBRARY = "bench_bpf_timing"
 HELPERS = ("bench", "testing_helpers", "cgroup_helpers", "trace_helpers")
+
+
+def selftests_benches():
+    """The selftests bench's files our benchmarks are, as ./bench declares
+    them (src/peers/): {bench object: library object or None}, e.g.
+    bench_htab_mem: None, bench_xdp_lb: bench_bpf_timing (7.3's BPF-side
+    timing benchmarks, each built on its own with its library, and left out
+    with the reason where this machine's clang cannot build their programs)."""
+    def stem(path):
+        return Path(path).stem if path and Path(path).parent == SELFTESTS / "benchs" else None
+    return {stem(source): stem(library) for source, library in contracts.kernel_sources()
+            if stem(source)}
 TOOLS = {"make": "make", "clang": "clang", "llc": "llvm", "gcc": "gcc", "nm": "binutils",
          "rsync": "rsync"}
 
@@ -70,9 +73,11 @@ def check_tools():
             raise InputError(f"{tool} is missing: apt-get install {pkg}", cli.EXIT_INPUT)
 
 
-def out_dir(tree, btf):
-    """One build per tree and BTF (their paths), reused."""
-    digest = hashlib.sha256(f"{tree.resolve()} {btf.resolve()}".encode()).hexdigest()[:8]
+def out_dir(tree, btf, wanted):
+    """One build per tree, BTF (their paths) and set of benchmarks wanted,
+    reused: a kernel bench added to ./bench builds anew."""
+    key = f"{tree.resolve()} {btf.resolve()} {' '.join(sorted(wanted))}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
     return BUILDS / f"{tree.name.removesuffix('.pristine')}-{digest}"
 
 
@@ -92,22 +97,20 @@ def make(selftests, out, btf, targets, log, must=True):
     return proc.returncode == 0
 
 
-def build_timing_benches(tree, selftests, out, btf):
-    """The timing benchmarks this machine builds: (objects, {bench: why not})."""
-    wanted = [b for b in TIMING_BENCHES if (tree / SELFTESTS / "benchs" / f"{b}.c").exists()]
-    if not wanted:
-        return [], {}
-    built, skipped = [], {}
-    for b in wanted:
+def build_with_libraries(selftests, out, btf, wanted):
+    """The benchmarks of wanted ({bench: library}) this machine builds, each
+    with its library: (objects, {bench: why not})."""
+    built, libraries, skipped = [], [], {}
+    for b, library in wanted.items():
         log = out / f"{b}.log"
         log.write_text("")
-        if make(selftests, out, btf, [out / f"{TIMING_LIBRARY}.o", out / f"{b}.o"], log,
-                must=False):
+        if make(selftests, out, btf, [out / f"{library}.o", out / f"{b}.o"], log, must=False):
             built.append(b)
+            libraries += [library] if library not in libraries else []
         else:
             errors = [x for x in log.read_text(errors="replace").splitlines() if "error" in x]
             skipped[b] = (errors or ["see the log"])[0].strip()[:160] + f" ({log})"
-    return ([TIMING_LIBRARY] if built else []) + built, skipped
+    return libraries + built, skipped
 
 
 def fail(log, what):
@@ -138,8 +141,10 @@ def build(tree, btf):
     if not (tree / SELFTESTS / "bench.c").exists():
         raise InputError(f"{tree} has no {SELFTESTS}/bench.c (the kernel's bench came with "
                          "5.10)", cli.EXIT_INPUT)
-    benches = [b for b in MAP_BENCHES if (tree / SELFTESTS / "benchs" / f"{b}.c").exists()]
-    out = out_dir(tree, btf)
+    present = {b: library for b, library in selftests_benches().items()
+               if (tree / SELFTESTS / "benchs" / f"{b}.c").exists()}
+    benches = [b for b, library in present.items() if not library]
+    out = out_dir(tree, btf, present)
     binary = out / "bench"
     if binary.exists():
         return binary, benches
@@ -156,11 +161,12 @@ def build(tree, btf):
           "(its libbpf, bpftool and programs; a minute or two) ...", flush=True)
     objects = [out / f"{o}.o" for o in HELPERS + tuple(benches)]
     make(selftests, out, btf, objects, log)
-    timing, skipped = build_timing_benches(tree, selftests, out, btf)
+    with_libraries, skipped = build_with_libraries(
+        selftests, out, btf, {b: library for b, library in present.items() if library})
     for b, why in skipped.items():
         print(f"kernel-bench: {b.removeprefix('bench_')} not built: {why}", flush=True)
-    objects += [out / f"{o}.o" for o in timing]
-    benches += [b for b in timing if b != TIMING_LIBRARY]
+    objects += [out / f"{o}.o" for o in with_libraries]
+    benches += [b for b in with_libraries if b in present]
     write_stubs(selftests, out, [out / f"{b}.o" for b in benches])
     libbpf = next(out.glob("tools/build/libbpf/libbpf.a"))
     includes = [f"-I{p}" for p in (selftests, tree / "tools/include", out / "tools/include",
