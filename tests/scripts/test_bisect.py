@@ -143,7 +143,7 @@ def test_a_machine_that_changed_is_another_measurement(monkeypatch):
     assert zen4 == results_for("l", ["htab-lookup"], ["--model", "zen4"])
     assert results_for("l", ["htab-lookup"], ["--profile"]) != zen4
     before = dataclasses.replace(cachemodel.named("zen4:no-prefetch"), name="zen4")
-    monkeypatch.setattr(cachemodel, "BASE", (before,))
+    monkeypatch.setattr(cachemodel.machines, "BASE", (before,))
     assert results_for("l", ["htab-lookup"], ["--model", "zen4"]) != zen4
 
 

@@ -1,4 +1,4 @@
-"""The cache model's host side (mapbench/cachemodel.py, vmrun --model): the
+"""The cache model's host side (mapbench/cachemodel/, vmrun --model): the
 plugin's counts read back, per-op figures and modelled cycles, the metrics
 compare and report take, and a guest run whose counts repeat exactly."""
 import dataclasses
@@ -14,8 +14,9 @@ from conftest import ROOT, run_script
 from test_analysis import result_doc
 from test_clock import ICOUNT
 
-from mapbench import trace as mbtrace
-from mapbench import cachemodel, calibration, qemu10, results, where
+from mapbench.cachemodel import tracefile as mbtrace
+from mapbench import cachemodel, results, where
+from mapbench.cachemodel import calibration, qemu10
 from mapbench.cachemodel import Branch, Machine, Overlap, Prefetch, Tlb
 
 WINDOWS = """model name=t vcpus=2 line=64 l1d=32768:8 l2=1048576:8 llc=33554432:16

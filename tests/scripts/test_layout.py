@@ -96,3 +96,18 @@ def test_our_tools_call_each_other_as_functions(module):
             if re.search(r"SCRIPTS\s*/", line) and "bisect" not in line and "print(" not in line
             and "shlex.join" not in line]
     assert not ours, ours
+
+
+def test_the_package_docstring_and_the_layout_name_every_module():
+    """mapbench/__init__.py's list and docs/layout.org name every module and
+    folder of the package, and every module of the cache model's package."""
+    import mapbench
+    layout = (ROOT / "docs" / "layout.org").read_text()
+    names = [p.stem if p.suffix else f"{p.name}/" for p in PACKAGE.iterdir()
+             if (p.suffix == ".py" and p.stem != "__init__") or
+             (p.is_dir() and not p.name.startswith("__") and p.name != "templates")]
+    unnamed = [n for n in names if not re.search(rf"(?<![\w/]){re.escape(n)}(?![\w])",
+                                                 mapbench.__doc__)]
+    assert not unnamed, unnamed
+    wing = [p.name for p in (PACKAGE / "cachemodel").glob("*.py") if p.stem != "__init__"]
+    assert not [n for n in wing if f"cachemodel/{n}" not in layout], wing

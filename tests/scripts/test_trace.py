@@ -14,7 +14,7 @@ import pytest
 
 from conftest import run_script
 
-from mapbench import mca, trace
+from mapbench.cachemodel import mca, tracefile as trace
 
 NCPUS = 2
 STACK, DATA = 0xffffc90000010000, 0xffff888010000000

@@ -21,8 +21,9 @@ Two questions, two answers:
 import numpy as np
 from scipy.optimize import nnls
 
-from . import cachemodel, results
-from .model import InputError
+from .. import results
+from .machines import COST_ONLY, COST_TERMS, as_recorded
+from ..model import InputError
 
 # Seed 004 (rhtab cover letter), LOOKUP at nr = max, single producer, M events/s:
 # (map, key bytes, max entries) -> figure.
@@ -64,7 +65,7 @@ def rows(folder):
         if hw and run.counted and hw[1] not in seen:
             seen.add(hw[1])
             out.append((hw[1], hw[0], run.counted, run.benchmark == "bpf-hashmap-lookup"))
-            machines.add(cachemodel.as_recorded((run.env.get("vm") or {}).get("model") or {}))
+            machines.add(as_recorded((run.env.get("vm") or {}).get("model") or {}))
     return out, machines
 
 
@@ -79,7 +80,7 @@ def fit(rows_, machine):
     x = np.array([machine.cost_terms(r[2]) for r in rows_])
     w = 1 / hw[fitted]
     costs, _ = nnls(x[fitted] * w[:, None], hw[fitted] * w)
-    return {"ghz": ghz, "model_ns": cycles / ghz, "costs": dict(zip(cachemodel.COST_TERMS, costs)),
+    return {"ghz": ghz, "model_ns": cycles / ghz, "costs": dict(zip(COST_TERMS, costs)),
             "fit_ns": x @ costs, "hw_ns": hw, "cycles": cycles, "fitted": fitted,
             "names": [r[0] for r in rows_]}
 
@@ -116,7 +117,7 @@ def directions(r):
 def modelled(folder):
     """The machine a set was modelled on and its rows (rows())."""
     found, machines = rows(folder)
-    if len(found) < len(cachemodel.COST_TERMS) or len(machines) != 1:
+    if len(found) < len(COST_TERMS) or len(machines) != 1:
         raise InputError(f"{folder}: {len(found)} runs with a seed figure and model counts, on "
                          f"{len(machines)} machines; run vmrun --model NAME --suite cache-model "
                          "in a 7.2 guest")
@@ -132,7 +133,7 @@ def variants(folder):
     changes costs only (overlapping misses, branch prediction) it has: the
     same counts, read once."""
     machine, found = modelled(folder)
-    kept = [machine] + [machine.without(m) for m in cachemodel.COST_ONLY if getattr(machine, m)]
+    kept = [machine] + [machine.without(m) for m in COST_ONLY if getattr(machine, m)]
     return [(m, fit(found, m)) for m in kept]
 
 

@@ -15,7 +15,7 @@ import subprocess  # processes of their own: llvm-mca, llvm-mc
 from collections import Counter
 from dataclasses import dataclass
 
-# the scheduling model of each named machine's core (cachemodel.BASE)
+# the scheduling model of each named machine's core (machines.BASE)
 MCPU = {"zen4": "znver4", "zen4-x3d": "znver4", "skylake-sp": "skylake-avx512"}
 # llvm-mca's figure for an instruction its model has no class for (endbr64 on znver4)
 UNMODELLED = 100

@@ -11,8 +11,8 @@ import shutil
 import subprocess  # processes of their own: dpkg-deb, QEMU 10
 from pathlib import Path
 
-from . import debian
-from .paths import ROOT
+from .. import debian
+from ..paths import ROOT
 
 HOME = ROOT / "build" / "qemu10"
 SUITE = "bookworm-backports"

@@ -35,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import calibration, cli, kernel_log, model, output, results, verdict, where
+from .. import cli, kernel_log, model, output, results, verdict, where
+from ..cachemodel import calibration
 from ..styles import STYLES, tables
 
 

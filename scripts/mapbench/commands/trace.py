@@ -31,7 +31,8 @@ import argparse
 import json
 from pathlib import Path
 
-from .. import cli, mca, trace
+from .. import cli
+from ..cachemodel import mca, tracefile
 from ..model import InputError
 
 
@@ -72,7 +73,7 @@ def core(t, instructions, per_op, machine):
     name = machine["name"].split(":")[0]
     if name not in mca.MCPU:
         return f"core bound: unsupported: no scheduling model named for machine {name}"
-    encodings, stream, missing = trace.executed(t, instructions)
+    encodings, stream, missing = tracefile.executed(t, instructions)
     if not stream:
         return ("core bound: unsupported: the trace has no code (recorded before "
                 "vmrun --model-trace kept it)")
@@ -94,10 +95,10 @@ def main(argv=None):
     per_op, machine = run_of(args.run)
     accesses = per_op["accesses"]
     try:
-        t = trace.read(args.trace, args.accesses)
+        t = tracefile.read(args.trace, args.accesses)
     except OSError as e:
         fail(f"{args.trace}: {e.strerror}")
-    except trace.NotATrace as e:
+    except tracefile.NotATrace as e:
         fail(str(e))
     if not t.accesses:
         fail(f"{args.trace}: no timed work recorded (the run's programs mark it)")
@@ -105,15 +106,15 @@ def main(argv=None):
     name = t.words.split(",")[0].removeprefix("name=")
     print(f"trace {args.trace}: machine {name}, {t.ncpus} vCPU(s); {t.accesses} accesses of "
           f"timed work read, {ops:.0f} ops ({accesses:.2f} accesses an op in {args.run})")
-    count, off_stack = trace.forwarded(t)
+    count, off_stack = tracefile.forwarded(t)
     print(f"loads of a word a store wrote within 60 accesses: {count / ops:.2f} an op, "
           f"{sum(off_stack.values()) / ops:.2f} off the stack")
     for (pc, vaddr), n in sorted(off_stack.items(), key=lambda kv: -kv[1])[:5]:
         if n / ops >= 0.01:
             print(f"  pc {pc:#x} reading {vaddr:#x}: {n / ops:.2f} an op")
     ipc, rob = machine["ipc"], machine["overlap"]["rob"]
-    bounds = ", ".join(f"loads at {lat}: {trace.dataflow_cycles(t, lat, ipc, rob) / ops:.1f}"
+    bounds = ", ".join(f"loads at {lat}: {tracefile.dataflow_cycles(t, lat, ipc, rob) / ops:.1f}"
                        for lat in args.latency or (4, 14, 30, 50))
     print(f"dataflow bound, cycles an op (IPC {ipc:g}, {rob}-instruction window): issue "
-          f"{trace.issue_cycles(t, ipc) / ops:.1f}; {bounds}")
+          f"{tracefile.issue_cycles(t, ipc) / ops:.1f}; {bounds}")
     print(core(t, args.instructions, per_op, machine))

@@ -91,7 +91,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from .. import cachemodel, cli, qemu10, results
+from .. import cachemodel, cli, results
+from ..cachemodel import qemu10
 from ..guest import boot, files, initramfs, options, qemu
 from ..lab import engine as lab_engine, guest as lab_guest
 from ..suites import configurations, fmt_time, load_suite, placeholders

@@ -4,7 +4,8 @@ them), numbered by boot and run whichever guest finishes first."""
 import json
 import random
 
-from .. import cachemodel, qemu10, results
+from .. import cachemodel, results
+from ..cachemodel import qemu10
 from .qemu import QEMU, qemu_version
 
 class Plan:
