@@ -167,7 +167,7 @@ suite: deps bench $(OUT)/contracts.json
 		$(if $(filter command line,$(origin LABEL)),$(LABEL),$(SUITE)-$(shell uname -r))
 
 # ./bench, the unit tests and model-cost (built so that it keeps building),
-# on every CPU (a fresh clone's build is half of make test's time); apt,
+# on every CPU (on a fresh clone, about two fifths of make test's time); apt,
 # where a target asks for it, runs first.
 binaries:
 	@$(MAKE) --no-print-directory -j$(NPROC) bench $(UNIT_BINS) $(OUT)/model-cost \
