@@ -47,6 +47,7 @@ import io
 import re
 import shlex
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -200,7 +201,8 @@ def default_label(patches, series=None):
     return ("ab-series-" if series else "ab-") + re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
 
 
-def main(argv=None):
+def parse_args(argv):
+    """ab's options, checked before anything is built: (args, the label, a series?)."""
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, type=Path,
                     help="kernel tree, source tarball or Debian package (linux-source-6.12)")
@@ -258,39 +260,63 @@ def main(argv=None):
     vmrun_command.check_lab_options(ap, args)
     if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
         lab_engine.preflight(args)
-    # One "before" build per source, reused (a no-op rebuild) by later ab runs.
+    return args, label, series
+
+
+@dataclass
+class Kernel:
+    """One kernel of the comparison: its build folder, its result set and
+    the patches applied to the tree (base: none)."""
+    build: Path
+    results: Path
+    patches: list
+
+
+def planned_kernels(args, label, series):
+    """The kernels to build and boot, base first: one "before" build per
+    source, reused (a no-op rebuild) by later ab runs, then the patched
+    one, or one per step of a series."""
     kernels = ROOT / "build" / "kernel" / re.sub(r"\.tar(\.\w+)?$", "", args.src.resolve().name)
-    start = time.monotonic()
-    if not args.patch:
-        print("No --patch: an A/A run (two builds of the same tree); the gate should pass.")
-    # (build folder, result set, patches applied) per kernel, base first
-    steps = [(kernels / "before", set_dir / "before", [])]
+    set_dir = RESULTS / label
+    planned = [Kernel(kernels / "before", set_dir / "before", [])]
     if series:
-        steps += [(kernels / f"{label}-{i}", set_dir / f"{i}-{p.stem}", args.patch[:i])
-                  for i, p in enumerate(args.patch, 1)]
+        planned += [Kernel(kernels / f"{label}-{i}", set_dir / f"{i}-{p.stem}", args.patch[:i])
+                    for i, p in enumerate(args.patch, 1)]
     else:
-        steps.append((kernels / label, set_dir / "after", args.patch))
-    for i, (build, _, patches) in enumerate(steps):
-        argv = ["--src", args.src, "--out", build]
+        planned.append(Kernel(kernels / label, set_dir / "after", args.patch))
+    return planned
+
+
+def build_kernels(args, planned, series):
+    """kbuild each kernel from the one before it: 0, or the first failure's status."""
+    for i, k in enumerate(planned):
+        argv = ["--src", args.src, "--out", k.build]
         if i:
-            argv += ["--from", steps[i - 1][0], *[x for p in patches for x in ("--patch", p)]]
+            argv += ["--from", planned[i - 1].build, *[x for p in k.patches for x in ("--patch", p)]]
         title = "build the kernel before" if not i else \
-            f"build step {i}: + {patches[-1].name}" if series else "build the kernel after"
+            f"build step {i}: + {k.patches[-1].name}" if series else "build the kernel after"
         status = step(title, "kbuild", argv)
         if status:
             return status
-    images = [build / "bzImage" for build, _, _ in steps]
-    sets = [s for _, s, _ in steps]
-    pair = [sets[0], sets[-1]]
+    return 0
+
+
+def boot_kernels(args, planned):
+    """Every kernel's boots, in turn (or round by round to --until-mde): vmrun's status."""
+    images = [k.build / "bzImage" for k in planned]
+    sets = [k.results for k in planned]
     if args.until_mde is None:
-        status = boot_guests(f"{args.boots} boots of each kernel, in turn",
-                             vmrun_argv(args, images, sets, args.boots))
-        if status:
-            return status
-    else:
-        status = boot_until_mde(args, vmrun_argv(args, images, sets, 1), pair)
-        if status:
-            return status
+        return boot_guests(f"{args.boots} boots of each kernel, in turn",
+                           vmrun_argv(args, images, sets, args.boots))
+    return boot_until_mde(args, vmrun_argv(args, images, sets, 1), [sets[0], sets[-1]])
+
+
+def write_reports(args, planned, label, series):
+    """compare, report, the per-patch table and the cover letter, each
+    printed and the last three saved in the label's folder."""
+    set_dir = RESULTS / label
+    sets = [k.results for k in planned]
+    pair = [sets[0], sets[-1]]
     step("compare", "compare", pair)
     step("report (cover-letter table)", "report", pair, printed=(report := io.StringIO()))
     (set_dir / "report.txt").write_text(report.getvalue())
@@ -307,6 +333,11 @@ def main(argv=None):
         letter += f"\n\nPer patch, each against the kernel before it:\n{text}" if text else "\n"
         (set_dir / "cover-letter.txt").write_text(letter)
         print(f"\n== cover letter (results/{label}/cover-letter.txt)\n{letter}", end="")
+
+
+def gate_pair(args, pair):
+    """The gate on the pair (and on modelled cycles with --model): ab's exit
+    status and the words for its last line."""
     policy = ["--policy", args.policy] if args.policy else []
     status = step("gate", "gate", [*pair, *policy])
     said = f"{cli.GATE_WORDS.get(status, 'error')} (gate exit {status})"
@@ -319,6 +350,21 @@ def main(argv=None):
         else:
             said += (" (not in ab's exit: boots that repeat make a layout shift between two "
                      "builds read as certain; --sample-layouts, docs/vm.org)")
+    return status, said
+
+
+def main(argv=None):
+    args, label, series = parse_args(argv)
+    start = time.monotonic()
+    if not args.patch:
+        print("No --patch: an A/A run (two builds of the same tree); the gate should pass.")
+    planned = planned_kernels(args, label, series)
+    status = build_kernels(args, planned, series) or boot_kernels(args, planned)
+    if status:
+        return status
+    write_reports(args, planned, label, series)
+    status, said = gate_pair(args, [planned[0].results, planned[-1].results])
+    set_dir = RESULTS / label
     print(f"\nab: {said} after {fmt_time(time.monotonic() - start)}; "
           f"results in {set_dir.relative_to(ROOT)}/, report in "
           f"{(set_dir / 'report.txt').relative_to(ROOT)}")

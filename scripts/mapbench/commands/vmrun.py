@@ -282,18 +282,15 @@ def peer_btf(args):
     return beside if beside.is_file() else None
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    labels = check_inputs(args)
-    model_ready(args)
-    initramfs.build_static_bench()
+def guest_configurations(args):
+    """(id, ./bench arguments) of every configuration, and each one's plan
+    (./bench --dry-run, checked against the guest's CPUs, --smp, not this
+    machine's); a bad one is a usage error before any boot."""
     if args.suite:
-        suite = load_suite(args.suite)
-        configs = configurations(suite, placeholders(args.smp))
+        configs = configurations(load_suite(args.suite), placeholders(args.smp))
     else:
         valued = initramfs.valued_options()
         configs = [(initramfs.config_id(shlex.split(b), valued), shlex.split(b)) for b in args.bench]
-    # checked against the guest's CPUs (--smp), not this machine's
     plans = []
     for cid, argv in configs:
         proc = subprocess.run([str(initramfs.STATIC_BENCH), "--dry-run", "--guest-cpus", str(args.smp)] +
@@ -301,10 +298,45 @@ def main(argv=None):
         if proc.returncode:
             cli.die(f"{cid}: {proc.stderr.strip()}", cli.EXIT_USAGE)
         plans.append(proc.stdout)
-    plan = files.Plan(args, [k.resolve() for k in args.kernel], labels, configs)
+    return configs, plans
+
+
+def peer_commands(args, configs, plans):
+    """With --peer kernel: the kernel's bench and its command line per
+    configuration that has one; else (None, {})."""
     peer = Peer(args.kernel_src, peer_btf(args)) if args.peer else None
-    peer_cmds = {i: cmd for i, (_, argv) in enumerate(configs) if peer and
-                 (cmd := peer.guest_command(argv, plans[i], args.warmup, args.duration))}
+    return peer, {i: cmd for i, (_, argv) in enumerate(configs) if peer and
+                  (cmd := peer.guest_command(argv, plans[i], args.warmup, args.duration))}
+
+
+def announce(args, plan, configs, accel, peer_cmds):
+    """What the boots will be, and what their figures can and cannot show."""
+    print(f"{len(plan.boots)} boots ({args.boots} per kernel, {args.order}), "
+          f"{len(configs)} configurations x ({args.warmup_runs} warmup + {args.runs}) runs "
+          f"each, {accel}, {plan.clock} clock, {args.smp} vCPU, {args.mem} MiB", flush=True)
+    if args.peer:
+        print(f"--peer kernel: the kernel's tool after each measured run of "
+              f"{len(peer_cmds)} configurations, hash seeds random in both", flush=True)
+    if plan.machine:
+        print(f"{qemu.ICOUNT_NOTE}; cache model {plan.machine.name} on QEMU {plan.qemu_version} "
+              f"({plan.machine.leaves_out()})", flush=True)
+    elif plan.clock == "icount":
+        print(f"{qemu.ICOUNT_NOTE}; cache and memory effects do not show (--model zen4, or "
+              "--clock host, for those)", flush=True)
+    if args.topology and accel == "tcg":
+        print(f"--topology {args.topology}: {args.smp} vCPUs take turns on one TCG thread: "
+              "this proves placement and behaviour on that shape, not how it scales",
+              flush=True)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    labels = check_inputs(args)
+    model_ready(args)
+    initramfs.build_static_bench()
+    configs, plans = guest_configurations(args)
+    plan = files.Plan(args, [k.resolve() for k in args.kernel], labels, configs)
+    peer, peer_cmds = peer_commands(args, configs, plans)
     start = time.monotonic()
 
     def progress(text):
@@ -333,22 +365,7 @@ def main(argv=None):
             boot_one = lab_engine.boot_one(plan, accel, initrd, todo, workdir, progress, console)
         if accel == "tcg":
             print(qemu.TCG_WARNING.format(why), file=sys.stderr)
-        print(f"{len(plan.boots)} boots ({args.boots} per kernel, {args.order}), "
-              f"{len(configs)} configurations x ({args.warmup_runs} warmup + {args.runs}) runs "
-              f"each, {accel}, {plan.clock} clock, {args.smp} vCPU, {args.mem} MiB", flush=True)
-        if peer:
-            print(f"--peer kernel: the kernel's tool after each measured run of "
-                  f"{len(peer_cmds)} configurations, hash seeds random in both", flush=True)
-        if plan.machine:
-            print(f"{qemu.ICOUNT_NOTE}; cache model {plan.machine.name} on QEMU {plan.qemu_version} "
-                  f"({plan.machine.leaves_out()})", flush=True)
-        elif plan.clock == "icount":
-            print(f"{qemu.ICOUNT_NOTE}; cache and memory effects do not show (--model zen4, or "
-                  "--clock host, for those)", flush=True)
-        if args.topology and accel == "tcg":
-            print(f"--topology {args.topology}: {args.smp} vCPUs take turns on one TCG thread: "
-                  "this proves placement and behaviour on that shape, not how it scales",
-                  flush=True)
+        announce(args, plan, configs, accel, peer_cmds)
         jobs, note = qemu.parallel_boots(args.jobs, plan.clock)
         if args.engine == "lava":
             # each job on a device of its own: the lab runs what it has room for
