@@ -19,7 +19,7 @@
   commands/   one module per tool; scripts/NAME is its entry point
 
 and beside them what runs benchmarks: suites (suite files), peer (the
-kernel's bench run beside ours), kernelsrc (kernel sources from Debian),
+kernel's bench, built from a tree and run beside ours), kernelsrc (kernel sources from Debian),
 debian (Debian packages through a private apt list), guest/ (QEMU guests:
 initramfs, command line, boots), lab/ (boots as LAVA jobs), cachemodel/
 (the cache model's wing: machines, QEMU 10, counts, calibration), paths.

@@ -23,7 +23,7 @@ def test_the_python_side_reads_what_the_rows_declare(tmp_path, monkeypatch):
     kernel-named row names its kernel file, and kernel-bench builds the
     selftests files they name, each once, with its library."""
     from mapbench import contracts
-    from mapbench.commands import kernel_bench
+    from mapbench import peer
     path = tmp_path / "contracts.json"
     assert run_bench("--contracts", "--json", path).returncode == 0
     declared = json.loads(path.read_text())
@@ -31,7 +31,7 @@ def test_the_python_side_reads_what_the_rows_declare(tmp_path, monkeypatch):
     kernel_named = [b for b in declared["benchmarks"] if re.match(
         r"(htab-mem|rhtab-mem|bpf-r?hashmap|lpm-trie|map-perf|xdp-lb)-|bpf-nop$", b["benchmark"])]
     assert kernel_named and all(b["kernel_source"] for b in kernel_named)
-    wanted = kernel_bench.selftests_benches()
+    wanted = peer.selftests_benches()
     assert wanted["bench_htab_mem"] is None and wanted["bench_xdp_lb"] == "bench_bpf_timing"
     assert "map_perf_test_user" not in wanted       # samples/bpf: built on its own
     monkeypatch.setattr(contracts, "PATH", tmp_path / "gone.json")
