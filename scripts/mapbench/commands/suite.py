@@ -85,6 +85,12 @@ def bench_argv(argv, label, rnd, path, warmup, duration, bench=BENCH):
             "--round", str(rnd), "--json", str(path)] + argv
 
 
+def dry_run_error(argv, bench=BENCH):
+    """What ./bench --dry-run says is wrong with argv (one line), or None."""
+    proc = subprocess.run([str(bench), "--dry-run"] + argv, capture_output=True, text=True)
+    return proc.stderr.strip() if proc.returncode else None
+
+
 def cmd_list(args):
     for p in sorted(SUITES.glob("*.json")):
         s = load_suite(p.stem)
@@ -115,10 +121,9 @@ def cmd_check(args):
     for name in names:
         suite = load_suite(name)
         for cid, argv in configurations(suite):
-            proc = subprocess.run([str(BENCH), "--dry-run"] + argv, capture_output=True, text=True)
-            if proc.returncode:
+            if (error := dry_run_error(argv)):
                 bad += 1
-                print(f"{name}: {cid}: {proc.stderr.strip()}")
+                print(f"{name}: {cid}: {error}")
         print(f"{name}: {len(configurations(suite))} configurations checked")
     return 1 if bad else 0
 
@@ -184,9 +189,8 @@ def cmd_sweep(args):
     except model.InputError as e:
         cli.die(str(e), cli.EXIT_USAGE)
     for cid, argv in configurations(suite):
-        proc = subprocess.run([str(BENCH), "--dry-run"] + argv, capture_output=True, text=True)
-        if proc.returncode:
-            cli.die(f"{cid}: {proc.stderr.strip()}", cli.EXIT_USAGE)
+        if (error := dry_run_error(argv)):
+            cli.die(f"{cid}: {error}", cli.EXIT_USAGE)
     return cmd_run(args, suite)
 
 
@@ -310,10 +314,8 @@ def cmd_ab(args):
     for name, argv in sides.items():
         if not Path(benches[name]).is_file():
             cli.die(f"--{name}-bench {benches[name]}: no such file", cli.EXIT_USAGE)
-        proc = subprocess.run([str(benches[name]), "--dry-run"] + argv, capture_output=True,
-                              text=True)
-        if proc.returncode:
-            cli.die(f"--{name}: {proc.stderr.strip()}", cli.EXIT_USAGE)
+        if (error := dry_run_error(argv, benches[name])):
+            cli.die(f"--{name}: {error}", cli.EXIT_USAGE)
     looks = args.max_runs - args.min_runs + 1
     rng = random.Random(args.seed)
     runs = {"a": [], "b": []}
