@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import cli, verdict
-from .model import better, unit_of
+from .model import MODEL_METRICS, better, unit_of
 from .results import label, varying_params
 from .verdict import rules_for
 from .stats import (MAX_RUNS, TESTS, geomean, geomean_text, outliers, pooled_sd, runs_needed,
@@ -66,6 +66,32 @@ def estimate_note(comps, means_too=True):
 def report_outliers(runs, metric):
     for r, why in outliers(runs, metric):
         print(f"note: outlier run {r.source}: {why}")
+
+
+def layout_spread(runs, metric, side=""):
+    """A line per configuration of runs the cache model counted in boots
+    that each drew their own memory layout (vmrun --sample-layouts): how
+    far placement alone moves a modelled metric, the sd of the boots'
+    figures against their mean, so that a reviewer sees when a change is
+    within what layouts do. None for other metrics or runs."""
+    if metric not in MODEL_METRICS:
+        return []
+    keyed = {}
+    for r in runs:
+        vm = r.env.get("vm") or {}
+        if metric in r.metrics and vm.get("model") and vm.get("layout_draw") is not None:
+            keyed.setdefault(r.key(), []).append((vm["layout_draw"], r.metrics[metric]))
+    varying = varying_params(list(keyed))
+    lines = []
+    for key, drawn in sorted(keyed.items()):
+        v = np.array([x for _, x in drawn])
+        if len({d for d, _ in drawn}) < 2 or not v.mean():
+            continue
+        spread = fmt_pct(v.std(ddof=1) / abs(v.mean()) * 100, sign=False)
+        lines.append(f"layouts{f' ({side})' if side else ''}: {label(key, varying)}: {metric} "
+                     f"moves {spread} between layouts (sd of {len(v)} boots' figures, each "
+                     "boot its own draw)")
+    return lines
 
 
 def fmt_pct(v, digits=2, sign=True):

@@ -100,9 +100,11 @@ def main(argv=None):
     floor = noise_floor.noise_floor_of(args.noise_floor, comps, cpu_of(a))
     print_table(judged.rows, policy, floor, args)
     print_footer(comps, policy, clock, args)
-    for runs in (a, b):
+    for side, runs in (("before", a), ("after", b)):
         for metric in sorted({c.metric for c in comps}):
             output.report_outliers(runs, metric)
+            for line in output.layout_spread(runs, metric, side):
+                print(line)
     for w in judged.mismatch:
         print(f"warning: environments must match but differ in {w}: no verdict")
     for w in judged.warnings:

@@ -84,6 +84,9 @@ def main(argv=None):
     for metric in sorted({c.metric for c in judged.rows}):
         output.report_outliers(a, metric)
         output.report_outliers(b, metric)
+        for line in output.layout_spread(a, metric, "before") + \
+                output.layout_spread(b, metric, "after"):
+            print(line)
     for note in sorted({model.clock_note(clock, c.metric) for c in judged.rows} - {None}):
         print(note)
     for line in where.lines(a, b):

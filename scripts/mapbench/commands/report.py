@@ -216,6 +216,11 @@ def main(argv=None):
     print(header(a, b or [], args.metric))
     print()
     print(table(a, b, args))
+    spread = [line for side, runs in (("before", a), ("after", b)) if runs
+              for line in output.layout_spread(runs, args.metric, side if b else "")]
+    if spread:
+        print()
+        print("\n".join(spread))
     if b and (located := where.table(a, b, args.format)):
         print()
         print(located)
