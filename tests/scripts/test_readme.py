@@ -99,3 +99,35 @@ def test_every_link_names_a_file_that_is_there():
     for page in [ROOT / "README.org"] + sorted((ROOT / "docs").glob("*.org")):
         for target in re.findall(r"\[\[file:([^\]]+)\]", page.read_text()):
             assert (page.parent / target).exists(), f"{page.name} links {target}"
+
+
+def test_every_benchmarks_plan_is_what_the_result_schema_allows():
+    """scripts/result-schema.json is kept by hand; this says what differs.
+    Each benchmark's plan (./bench --dry-run: the params its result
+    records) has only parameters the schema declares, each a value the
+    schema allows there: a parameter or value added to a row or an option
+    without the schema fails here, naming both."""
+    import jsonschema
+    params = json.loads((ROOT / "scripts" / "result-schema.json").read_text())[
+        "properties"]["params"]["properties"]
+    names = [line.split()[0] for line in run_bench("-l").stdout.splitlines()]
+    assert len(names) > 40
+    wrong = []
+    for name in names:
+        proc = run_bench("--dry-run", name)
+        if proc.returncode == 1:        # pairs of producers: the smallest -p they take
+            proc = run_bench("--dry-run", name, "-p", "2")
+        plan = next((json.loads(line[6:]) for line in proc.stdout.splitlines()
+                     if line.startswith("Plan: ")), None)
+        if plan is None:        # a benchmark this machine cannot plan (a kernel without rhtab)
+            assert proc.returncode == 2, (name, proc.stderr)
+            continue
+        for key, value in plan.items():
+            if key not in params:
+                wrong.append(f"{name}: {key} is not in the schema's params")
+                continue
+            try:
+                jsonschema.validate(value, params[key])
+            except jsonschema.ValidationError as e:
+                wrong.append(f"{name}: {key} = {value!r}: {e.message}")
+    assert not wrong, "\n".join(wrong)
