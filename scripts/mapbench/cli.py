@@ -81,19 +81,7 @@ def run(main, argv, name):
     is one line and exit 3, never a traceback."""
     global prog
     prog = name
-    try:
-        try:
-            return main(argv) or 0
-        except InputError as e:
-            die(str(e), e.status)
-        except BrokenPipeError:
-            return reader_gone()
-        except KeyboardInterrupt:
-            return interrupted()
-        except Exception as e:  # a bug or an unreadable input
-            die(f"internal error: {e!r}")
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
+    return _exit_status(main, argv, outermost=True)
 
 
 def call(command, argv):
@@ -103,18 +91,33 @@ def call(command, argv):
     global prog
     caller, prog = prog, command.replace("_", "-")
     try:
+        return _exit_status(lambda a: importlib.import_module(f"mapbench.commands.{command}")
+                            .main(a), argv, outermost=False)
+    finally:
+        prog = caller
+
+
+def _exit_status(main, argv, outermost):
+    """main(argv)'s exit status, its errors one line; a Ctrl-C or a reader
+    gone ends the process's own command quietly, and reaches a caller that
+    ran another tool (outermost False)."""
+    try:
         try:
-            return importlib.import_module(f"mapbench.commands.{command}").main(argv) or 0
+            return main(argv) or 0
         except InputError as e:
             die(str(e), e.status)
-        except (KeyboardInterrupt, BrokenPipeError):
-            raise
+        except BrokenPipeError:
+            if not outermost:
+                raise
+            return reader_gone()
+        except KeyboardInterrupt:
+            if not outermost:
+                raise
+            return interrupted()
         except Exception as e:  # a bug or an unreadable input
             die(f"internal error: {e!r}")
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else EXIT_TOOL
-    finally:
-        prog = caller
 
 
 def interrupted():

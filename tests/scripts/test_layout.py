@@ -111,3 +111,22 @@ def test_the_package_docstring_and_the_layout_name_every_module():
     assert not unnamed, unnamed
     wing = [p.name for p in (PACKAGE / "cachemodel").glob("*.py") if p.stem != "__init__"]
     assert not [n for n in wing if f"cachemodel/{n}" not in layout], wing
+
+
+def test_a_tool_called_as_a_function_keeps_its_status_name_and_ctrl_c(tmp_path, capsys,
+                                                                     monkeypatch):
+    """cli.call: the tool's exit status, its error under its own name (and
+    the caller's name back after), and a Ctrl-C left to the caller, which
+    ab and bisect stop on rather than read as the tool's failure."""
+    from mapbench import cli
+    from mapbench.commands import gate
+    monkeypatch.setattr(cli, "prog", "ab")
+    assert cli.call("gate", [str(tmp_path / "a"), str(tmp_path / "b")]) == cli.EXIT_TOOL
+    assert capsys.readouterr().err.startswith("gate: ") and cli.prog == "ab"
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(gate, "main", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.call("gate", [])
+    assert cli.prog == "ab"
