@@ -12,6 +12,7 @@ from conftest import ROOT, sigint_default
 
 from mapbench import model, results, suites
 from mapbench.commands import suite as suite_command
+from mapbench.commands.suite import runs as suite_runs
 
 SUITE = ROOT / "scripts" / "suite"
 
@@ -22,7 +23,7 @@ def script(*args, **kw):
 
 
 def test_each_expands_to_every_combination():
-    s = suite_command
+    s = suites
     suite = {"configs": [{"id": "x", "args": ["htab-lookup", "-p", "{cpus}"],
                           "each": {"--map": ["htab", "lru"], "-p": ["1..{cpus_even}/2"],
                                    "": ["-a"]}}]}
@@ -33,7 +34,7 @@ def test_each_expands_to_every_combination():
 
 
 def test_runs_interleave_round_robin_or_shuffled_per_round():
-    s = suite_command
+    s = suites
     configs = [(c, [c]) for c in "abcd"]
     rr = s.plan(configs, 3)
     assert [c for _, c, _ in rr] == list("abcd") * 3
@@ -82,7 +83,7 @@ def complete_runs(label_dir):
 def test_quick_suite_interrupted_and_resumed(root, tmp_path):
     label = tmp_path / "quick"
     args = ["run", "quick", "--label", label, "--runs", "2", "--warmup", "0", "--duration", "1"]
-    total = len(suite_command.configurations(suite_command.load_suite("quick"))) * 2
+    total = len(suites.configurations(suites.load_suite("quick"))) * 2
     proc = subprocess.Popen(["/usr/bin/python3", str(SUITE), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=sigint_default)
@@ -227,9 +228,9 @@ def test_ctrl_c_while_a_run_starts_is_an_interruption(tmp_path, monkeypatch):
     run's own handler, and suite ended in a traceback (exit -2)."""
     def fork_interrupted(*args, **kw):
         raise KeyboardInterrupt
-    monkeypatch.setattr(suite_command.subprocess, "Popen", fork_interrupted)
+    monkeypatch.setattr(suite_runs.subprocess, "Popen", fork_interrupted)
     with pytest.raises(suite_command.Interrupted):
-        suite_command.run_once(["noop"], tmp_path / "r" / "run-1.json", "x", 1, 0, 1)
+        suite_runs.run_once(["noop"], tmp_path / "r" / "run-1.json", "x", 1, 0, 1)
     label = tmp_path / "quick"
     status = suite_command.main(["run", "quick", "--label", str(label), "--runs", "1"])
     assert status == 130
@@ -253,20 +254,20 @@ def test_ctrl_c_while_popen_returns_stops_the_run_it_started(tmp_path, monkeypat
     bench = tmp_path / "bench"
     bench.write_text(FAKE_BENCH)
     bench.chmod(0o755)
-    real = suite_command.subprocess.Popen
+    real = suite_runs.subprocess.Popen
 
     def started_then_interrupted(*args, **kw):
         child = real(*args, **kw)
         signal.raise_signal(signal.SIGINT)
         return child
-    monkeypatch.setattr(suite_command.subprocess, "Popen", started_then_interrupted)
+    monkeypatch.setattr(suite_runs.subprocess, "Popen", started_then_interrupted)
     path = tmp_path / "r" / "run-1.json"
     t0 = time.monotonic()
     # SIGINT as a terminal's Ctrl-C delivers it (a background job's tests start with it ignored)
     launched_with = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(suite_command.Interrupted):
-            suite_command.run_once(["noop"], path, "x", 1, 0, 1, bench=bench)
+            suite_runs.run_once(["noop"], path, "x", 1, 0, 1, bench=bench)
     finally:
         signal.signal(signal.SIGINT, launched_with)
     # the run was stopped, and waited for
