@@ -132,6 +132,13 @@ def layout_fixed(env):
     return bool(vm.get("model")) and vm.get("layout_draw") is None
 
 
+def layout_drawn(env):
+    """A guest run the cache model counted in a boot that drew its own
+    memory layout (vmrun --sample-layouts): its draw, else None."""
+    vm = env.get("vm") or {}
+    return vm.get("layout_draw") if vm.get("model") else None
+
+
 def clock_of(env):
     """host, or icount for runs in a guest whose clock counted instructions."""
     return (env.get("vm") or {}).get("clock", "host")

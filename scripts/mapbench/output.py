@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import cli, verdict
-from .model import MODEL_METRICS, better, unit_of
+from .model import MODEL_METRICS, better, layout_drawn, unit_of
 from .results import label, varying_params
 from .verdict import rules_for
 from .stats import (MAX_RUNS, TESTS, geomean, geomean_text, outliers, pooled_sd, runs_needed,
@@ -73,14 +73,13 @@ def layout_spread(runs, metric, side=""):
     that each drew their own memory layout (vmrun --sample-layouts): how
     far placement alone moves a modelled metric, the sd of the boots'
     figures against their mean, so that a reviewer sees when a change is
-    within what layouts do. None for other metrics or runs."""
+    within what layouts do. No line for other metrics or runs."""
     if metric not in MODEL_METRICS:
         return []
     keyed = {}
     for r in runs:
-        vm = r.env.get("vm") or {}
-        if metric in r.metrics and vm.get("model") and vm.get("layout_draw") is not None:
-            keyed.setdefault(r.key(), []).append((vm["layout_draw"], r.metrics[metric]))
+        if metric in r.metrics and (draw := layout_drawn(r.env)) is not None:
+            keyed.setdefault(r.key(), []).append((draw, r.metrics[metric]))
     varying = varying_params(list(keyed))
     lines = []
     for key, drawn in sorted(keyed.items()):

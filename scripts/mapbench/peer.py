@@ -16,11 +16,11 @@ from .model import InputError
 from .paths import ROOT
 
 BTF = Path("/sys/kernel/btf/vmlinux")
-
-
 BUILDS = ROOT / "build" / "kernel-bench"
 SELFTESTS = Path("tools/testing/selftests/bpf")
 HELPERS = ("bench", "testing_helpers", "cgroup_helpers", "trace_helpers")
+TOOLS = {"make": "make", "clang": "clang", "llc": "llvm", "gcc": "gcc", "nm": "binutils",
+         "rsync": "rsync"}
 
 
 def selftests_benches():
@@ -33,8 +33,6 @@ def selftests_benches():
         return Path(path).stem if path and Path(path).parent == SELFTESTS / "benchs" else None
     return {stem(source): stem(library) for source, library in contracts.kernel_sources()
             if stem(source)}
-TOOLS = {"make": "make", "clang": "clang", "llc": "llvm", "gcc": "gcc", "nm": "binutils",
-         "rsync": "rsync"}
 
 
 def check_tools():
@@ -63,7 +61,7 @@ def make(selftests, out, btf, targets, log, must=True):
                                "LIBARENA_SKEL=", *map(str, targets)],
                               stdout=f, stderr=subprocess.STDOUT)
     if proc.returncode and must:
-        fail(log, f"building the kernel bench failed (make exit {proc.returncode})")
+        raise BuildFailed(log, f"building the kernel bench failed (make exit {proc.returncode})")
     return proc.returncode == 0
 
 
@@ -91,9 +89,6 @@ class BuildFailed(InputError):
         super().__init__(f"{what}; the log is {log}", cli.EXIT_FAILED)
         self.tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-15:])
 
-
-def fail(log, what):
-    raise BuildFailed(log, what)
 
 
 def write_stubs(selftests, out, built):
@@ -155,7 +150,7 @@ def build(tree, btf, progress):
                   str(libbpf), "-lelf", "-lz", "-lm", "-lpthread"]):
         with open(log, "a") as f:
             if subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT).returncode:
-                fail(log, "linking the kernel bench failed")
+                raise BuildFailed(log, "linking the kernel bench failed")
     os.replace(str(binary) + ".tmp", binary)
     return binary, benches
 
@@ -189,7 +184,7 @@ def build_map_perf_test(copy, out):
                   str(libbpf), "-lelf", "-lz", "-o", str(binary) + ".tmp"]):
         with open(log, "a") as f:
             if subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT).returncode:
-                fail(log, "building map_perf_test failed")
+                raise BuildFailed(log, "building map_perf_test failed")
     os.replace(str(binary) + ".tmp", binary)
     return binary
 

@@ -16,27 +16,20 @@ PROFILE_TOP = 40
 OTHER = "[other functions]"
 
 
+def counts_of(text):
+    """{count: value} of a counts line's "name=N name=N ..." tail."""
+    return {k: int(v) for k, v in (kv.split("=") for kv in text.split())}
+
+
 def read_windows(lines):
     """[{run, index, vcpu, mode, insns, ...}] from the plugin's window lines."""
-    out = []
-    for line in lines:
-        m = WINDOW.match(line)
-        if m:
-            counts = dict(kv.split("=") for kv in m[5].split())
-            out.append({"run": int(m[1]), "index": int(m[2]), "vcpu": int(m[3]),
-                        "mode": m[4], **{k: int(v) for k, v in counts.items()}})
-    return out
+    return [{"run": int(m[1]), "index": int(m[2]), "vcpu": int(m[3]), "mode": m[4],
+             **counts_of(m[5])} for m in map(WINDOW.match, lines) if m]
 
 
 def read_sites(lines):
     """[{vaddr, insns, ...}] from the plugin's site lines (--profile)."""
-    out = []
-    for line in lines:
-        m = SITE.match(line)
-        if m:
-            counts = dict(kv.split("=") for kv in m[3].split())
-            out.append({"vaddr": int(m[2], 16), **{k: int(v) for k, v in counts.items()}})
-    return out
+    return [{"vaddr": int(m[2], 16), **counts_of(m[3])} for m in map(SITE.match, lines) if m]
 
 
 def program_name(ksym):

@@ -57,7 +57,7 @@ from ..guest import options
 from ..lab import engine as lab_engine
 from ..model import InputError
 from ..styles import STYLES
-from . import vmrun as vmrun_command
+from . import gate as gate_command, vmrun as vmrun_command
 from ..suites import fmt_time
 from ..paths import RESULTS, ROOT, SCRIPTS
 
@@ -103,8 +103,9 @@ def series_table(sets, names, policy, metrics=(None,)):
     rows, regressed = [], []
     for (title, a, b), metric in ((s, m) for s in steps for m in metrics):
         try:
-            judged = judge_step(a, b, policy, metric)
-        except model.InputError as e:
+            *_, judged = gate_command.judge_sets(
+                a, b, verdict.override(verdict.load_policy(policy), metric=metric))
+        except InputError as e:
             rows.append([title, "-", "-", "-", "-", f"error: gate: {e}"[:87]])
             continue
         keys = [c.key for c in judged.rows]
@@ -122,17 +123,6 @@ def series_table(sets, names, policy, metrics=(None,)):
     table = output.render_table(["Patch", "Benchmark", "Before -> after", "Delta", "MDE",
                                  "Verdict (against the kernel before it)"], rows, left=(0, 1, 5))
     return table, regressed
-
-
-def judge_step(a, b, policy, metric):
-    """Result folders a and b judged as scripts/gate judges them, on metric
-    (None: the policy's); InputError where the gate would refuse them."""
-    policy = verdict.override(verdict.load_policy(policy), metric=metric)
-    runs = [cli.need_runs(results.load_path(path), path) for path in (a, b)]
-    judged = verdict.judge(*runs, policy, model.clock_of_runs(*runs))
-    if not judged.rows:
-        raise InputError("no benchmark with the same parameters in both sets")
-    return judged
 
 
 # The gate's exits, the worst last: pass, inconclusive, regression; any

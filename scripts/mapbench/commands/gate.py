@@ -51,6 +51,18 @@ step, with the given power (docs/analysis.org).
 import argparse
 
 from .. import cli, model, output, results, verdict, where
+from ..model import InputError
+
+
+def judge_sets(before, after, policy, ignore=()):
+    """The result sets at before and after, judged under policy: (a, b, the
+    Judgement); InputError where the gate cannot judge them (a set with
+    nothing measured, no configuration in both)."""
+    a, b = (cli.need_runs(results.load_path(p), p) for p in (before, after))
+    judged = verdict.judge(a, b, policy, model.clock_of_runs(a, b), ignore)
+    if not judged.rows:
+        raise InputError("no benchmark with the same parameters in both sets")
+    return a, b, judged
 
 
 def main(argv=None):
@@ -65,13 +77,9 @@ def main(argv=None):
                     help="judge every benchmark by this metric instead of the policy's")
     args = ap.parse_args(argv)
     policy = verdict.override(verdict.load_policy(args.policy), metric=args.metric)
-    a, b = results.load_path(args.before), results.load_path(args.after)
-    cli.need_runs(a, args.before)
-    cli.need_runs(b, args.after)
-    clock = model.clock_of_runs(a, b)
-    judged = verdict.judge(a, b, policy, clock, tuple(filter(None, args.ignore.split(","))))
-    if not judged.rows:
-        cli.die("no benchmark with the same parameters in both sets")
+    a, b, judged = judge_sets(args.before, args.after, policy,
+                              tuple(filter(None, args.ignore.split(","))))
+    clock = judged.clock
     status = judged.status()
     if args.json:
         output.print_json(output.judgement_json(judged, policy), tool="gate", exit_status=status,
