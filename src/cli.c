@@ -410,12 +410,13 @@ json_t *cli_contracts_json(void)
 		struct figure_desc d = figure_of(b);
 
 		json_array_append_new(rows, json_pack(
-			"{s:s, s:s?, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s?, s:s?}", "benchmark",
+			"{s:s, s:s?, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s?, s:s?, s:s?}", "benchmark",
 			b->name, "alias", b->aliases[0], "workload", b->workload,
 			"key_walk", b->walk ? b->walk->name : "none", "trigger", trigger_name(b->trigger),
 			"loop", loop_name(b->loop), "batch", b->batch, "figure", d.name, "unit", d.unit,
 			"clock", d.clock, "kernel_source", b->kernel_source,
-			"kernel_library", b->kernel ? b->kernel->library : NULL));
+			"kernel_library", b->kernel ? b->kernel->library : NULL,
+			"kernel_line", b->kernel_source ? kernel_line_of(b) : NULL));
 	}
 	return rows;
 }

@@ -190,8 +190,8 @@ static int measure(struct run *run)
  * the kernel tools' lines that scripts/mapbench/kernel_log.py reads. */
 static int write_contracts(const char *path)
 {
-	json_t *doc = json_pack("{s:o, s:o}", "benchmarks", cli_contracts_json(),
-				"lines", kernel_lines_json());
+	json_t *doc = json_pack("{s:o, s:o, s:o}", "benchmarks", cli_contracts_json(),
+				"lines", kernel_lines_json(), "scales", kernel_scales_json());
 	int err = json_dump_file(doc, path, JSON_INDENT(1) | JSON_SORT_KEYS);
 
 	json_decref(doc);

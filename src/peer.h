@@ -18,20 +18,31 @@ struct run;
 struct samples;
 struct run_summary;
 
-/* The shape of a line a kernel tool prints: a Python regular expression
- * with named groups, which scripts/mapbench/kernel_log.py matches in the
- * tool's output (./bench --contracts --json FILE lists every shape, by
- * name; the copy in scripts/mapbench/ is checked against it). */
+/* The shape of a line a kernel tool prints and what it gives a result,
+ * which scripts/mapbench/kernel_log.py reads a tool's output by, knowing
+ * no shape itself (./bench --contracts --json FILE lists every one, by
+ * name). pattern is a Python regular expression with named groups: a
+ * group "name" names the run, and a group G_scale holds a word of
+ * kernel_scales_json()'s that scales group G. */
 struct kernel_line {
 	const char *name;
 	const char *pattern;
+	/* The metrics of a match as metric=group words, one of them the
+	 * figure ("throughput=tput figure=tput latency=lat"); NULL: the line
+	 * only tells that a log is the tool's */
+	const char *metrics;
+	const char *unit;	/* the figure's unit and name, "M/s hits" */
+	bool lower_better;	/* the figure is a time */
+	bool per_cpu;		/* a line per CPU: a run is their mean (per producer) */
 };
 
 /* One line per task of map_perf_test and of bpf-hashmap-full-update:
  * "0:hash_map_perf kmalloc 262788 events per sec", "3:hash_map_full_perf
- * 20330000 events per sec", "0:hash_lookup 24567286 lookups per sec". */
+ * 20330000 events per sec", "0:hash_lookup 24567286 lookups per sec" (64
+ * lookups an event). */
 #define PER_TASK_LINE { "per-task", "^(?P<cpu>\\d+):(?P<name>\\w+(?: [\\w-]+)?) (?P<v>\\d+) " \
-			"(?P<what>events|lookups) per sec$" }
+			"(?P<v_scale>events|lookups) per sec$", "figure=v", "M events/s per producer", \
+			.per_cpu = true }
 
 /* A file of the selftests bench in the kernel's tree (a row's kernel_source). */
 #define SELFTESTS_BENCH(file) "tools/testing/selftests/bpf/benchs/" file
@@ -82,6 +93,15 @@ struct kernel_bench {
 /* Every kernel bench's line shape, and the Summary's, once each by name,
  * as JSON (./bench --contracts --json). */
 json_t *kernel_lines_json(void);
+/* The words a G_scale group holds and what each does to G, into the unit
+ * of the shape's figure: [mul, div]. */
+json_t *kernel_scales_json(void);
+/* The shape of the line that carries row b's figure in its kernel tool's
+ * output: its peer's own line, else the selftests bench's Summary. */
+static inline const char *kernel_line_of(const struct bench *b)
+{
+	return b->kernel && b->kernel->line.name ? b->kernel->line.name : "summary";
+}
 
 /* The CPU a kernel bench labels producer p's line with: the one it is
  * pinned to, else its index. */

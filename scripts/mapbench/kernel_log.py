@@ -1,24 +1,14 @@
-"""The kernel selftests bench's text output, read by its lines' shapes: one
-run per Summary line (or per cpuNN/per-CPU block), as mapbench reads its own."""
+"""The kernel tools' text output (the selftests bench, map_perf_test), read
+by the line shapes ./bench declares (contracts.py): one run per line that
+carries a figure, or one per block of per-CPU lines, as mapbench reads its
+own. No shape is known here: a kernel bench's C file declares its own."""
 import re
 from pathlib import Path
 
 import numpy as np
 
-from .contracts import line_shapes
-from .model import Run, figure_unit
-
-# map_perf_test's lookup tests make 64 lookups an event and print lookups
-LOOKUPS_PER_EVENT = 64
-
-
-def task_rate(m):
-    """A per-task line's events per second."""
-    return int(m["v"]) / (LOOKUPS_PER_EVENT if m["what"] == "lookups" else 1)
-
-
-_SCALE = {"M": 1.0, "K": 1e-3}
-_LAT = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+from .contracts import figure_line, line_shapes
+from .model import Run
 
 
 def looks_like_kernel_log(text):
@@ -36,52 +26,47 @@ def stored_configuration(source):
     return path.parent.name if re.fullmatch(r"run-\d+", path.stem) and path.parent.name else None
 
 
+def figure_shapes(text, source):
+    """The shapes that carry a figure, the benchmark's own first: two benches
+    print the same line with another figure (bloom-lookup's hits,
+    hashmap-with-bloom's total operations). The benchmark is the one the
+    log names (its "Setting up benchmark" line; not under -q), else one
+    its file's name or its folder's configuration names (suite and vmrun
+    store a run as CONFIG/run-N.log, CONFIG its id and arguments)."""
+    named = [m["name"] for x in text.splitlines() if (m := line_shapes()["bench"].match(x))]
+    path = Path(source)
+    named += re.split(r"[,=]", stored_configuration(source) or path.stem)
+    first = next((f for name in named if (f := figure_line(name))), None)
+    return sorted((s for s in line_shapes().values() if s.metrics), key=lambda s: s.name != first)
+
+
+def _run(shape, source, name, metrics, per_producer=()):
+    return Run(source, name, {"source": "kernel-bench"}, metrics, units={"figure": shape.unit},
+               directions={"figure": -1} if shape.lower_better else {},
+               per_producer=list(per_producer))
+
+
 def parse_kernel_bench(text, source):
-    """Runs from the kernel selftests bench's text output, one per Summary
-    line; each run's figure is the line's own figure (throughput, hits or
-    per-prod-op; the timing library's median ns/op, lower being better).
-    bpf-hashmap-lookup's cpuNN lines and full-update's per-CPU lines make
-    one run each, their mean over the CPUs (M events/s per producer, as
-    mapbench's figure)."""
-    runs = []
+    """Runs from a kernel tool's text output: a run per line of a shape that
+    carries a figure (the line's own: throughput, hits, total operations,
+    per-prod-op, the timing library's median ns/op), named by the line
+    where it names one; the per-CPU lines of a shape (bpf-hashmap-lookup's
+    cpuNN, full-update's and map_perf_test's per task) make one run, their
+    mean (M events/s per producer, as mapbench's figure)."""
     stored = stored_configuration(source)
     default = stored or Path(source).stem
-    for pattern, rate in ((line_shapes()["cpu-lookup"], lambda m: float(m["v"])),
-                          (line_shapes()["per-task"], lambda m: task_rate(m) / 1e6)):
-        per_cpu = [rate(m) for line in text.splitlines() if (m := pattern.match(line.strip()))]
+    shapes = figure_shapes(text, source)
+    runs = []
+    for shape in (s for s in shapes if s.per_cpu):
+        per_cpu = [shape.values(m)["figure"] for line in text.splitlines()
+                   if (m := shape.match(line.strip()))]
         if per_cpu:
-            v = float(np.mean(per_cpu))
-            runs.append(Run(source, default, {"source": "kernel-bench"}, {"figure": v},
-                            units={"figure": figure_unit("M events/s", "events per producer")},
-                            per_producer=per_cpu))
+            runs.append(_run(shape, source, default, {"figure": float(np.mean(per_cpu))}, per_cpu))
     for line in text.splitlines():
-        m = line_shapes()["summary"].match(line)
+        shape, m = next(((s, m) for s in shapes if not s.per_cpu and (m := s.match(line))),
+                        (None, None))
         if m:
-            name = m.group("name")
-            name = default if stored or name in (None, "Summary") else name
-            tput = float(m.group("tput")) * _SCALE[m.group("tunit")]
-            runs.append(Run(source, name, {"source": "kernel-bench"}, {
-                "throughput": tput, "figure": tput,
-                "latency": float(m.group("lat")) * _LAT[m.group("lunit")]},
-                units={"figure": "M ops/s throughput"}))
-            continue
-        m = line_shapes()["hits"].match(line)
-        if m:
-            runs.append(Run(source, default, {"source": "kernel-bench"},
-                            {"throughput": float(m.group("tput")), "figure": float(m.group("tput"))},
-                            units={"figure": "M/s hits"}))
-            continue
-        m = line_shapes()["per-prod-op"].match(line)
-        if m:
-            runs.append(Run(source, default, {"source": "kernel-bench"},
-                            {"figure": float(m.group("v"))}, units={"figure": "k/s per-prod-op"}))
-            continue
-        m = line_shapes()["timing"].match(line) or line_shapes()["result"].match(line)
-        if m:
-            median = float(m.group("median"))
-            runs.append(Run(source, stored or m.group("name"), {"source": "kernel-bench"},
-                            {"figure": median, "p50": median, "iqr_median": median,
-                             "iqr_p99": float(m.group("p99"))},
-                            units={"figure": figure_unit("ns/op", "median per batch")},
-                            directions={"figure": -1}))
+            name = m.groupdict().get("name")
+            runs.append(_run(shape, source, stored or (default if name in (None, "Summary") else name),
+                             shape.values(m)))
     return runs

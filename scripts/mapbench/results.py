@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .contracts import line_shapes
-from .kernel_log import looks_like_kernel_log, parse_kernel_bench, task_rate
+from .kernel_log import looks_like_kernel_log, parse_kernel_bench
 from .model import (ENV_MUST_MATCH, ENV_WARN, ICOUNT_UNIT, METRICS, MISS_RATIOS, MODEL_METRICS,
                     PERCENTILES, PERF_METRICS, SCHEMA, SCHEMA_VERSIONS, SET_MUST_SHARE, InputError,
                     Run, Runs, Skipped, clock_of, figure_direction, figure_unit, model_of)
@@ -208,9 +208,10 @@ def per_producer(doc, measured):
     """Each producer's M events/s: the kernel's per-CPU lines where the
     benchmark prints them (its own aggregation), else ops over in-kernel
     time of the measured samples."""
-    lines = [m for x in doc["summary"].get("kernel_lines") or [] if (m := line_shapes()["per-task"].match(x))]
+    per_task = line_shapes()["per-task"]
+    lines = [m for x in doc["summary"].get("kernel_lines") or [] if (m := per_task.match(x))]
     if lines:
-        return [task_rate(m) / 1e6 for m in sorted(lines, key=lambda m: int(m["cpu"]))]
+        return [per_task.values(m)["figure"] for m in sorted(lines, key=lambda m: int(m["cpu"]))]
     n = len(measured[0].get("producers") or [])
     out = []
     for i in range(n):

@@ -69,7 +69,8 @@ static int full_update_lines(const struct run *run, const struct samples *s,
 
 static const struct kernel_bench kernel_hashmap_lookup = {
 	.final_lines = lookup_lines,
-	.line = { "cpu-lookup", "^\\s*cpu(?P<cpu>\\d+):\\s*lookup\\s+(?P<v>[\\d.]+)M\\s*(?:\u00b1|\\+-)" },
+	.line = { "cpu-lookup", "^\\s*cpu(?P<cpu>\\d+):\\s*lookup\\s+(?P<v>[\\d.]+)M\\s*(?:\u00b1|\\+-)",
+		  "figure=v", "M events/s per producer", .per_cpu = true },
 	.key_word = lookup_key_word,
 	.shared_key = true,
 	/* its --nr_loops: lookups per program run */

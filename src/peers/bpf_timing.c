@@ -28,7 +28,9 @@ const struct kernel_bench kernel_bpf_timing = {
 	.final_lines = timing_line,
 	.library = SELFTESTS_BENCH("bench_bpf_timing.c"),
 	.line = { "timing", "^(?P<name>[\\w.-]+): median (?P<median>[\\d.]+) ns/op, stddev "
-			    "(?P<stddev>[\\d.]+), p99 (?P<p99>[\\d.]+) \\((?P<samples>\\d+) samples\\)$" },
+			    "(?P<stddev>[\\d.]+), p99 (?P<p99>[\\d.]+) \\((?P<samples>\\d+) samples\\)$",
+		  "figure=median p50=median iqr_median=median iqr_p99=p99", "ns/op median per batch",
+		  .lower_better = true },
 	.times_batches = true,
 	.spellings = (const struct kernel_spelling[]){
 		{ "scenario", "use-case", "xdp-lb: the scenario (default tcp-v4-lru-hit); the same\n"

@@ -26,7 +26,7 @@ static int htab_mem_line(const struct run *run, const struct samples *s,
 static const struct kernel_bench kernel_htab_mem = {
 	.final_lines = htab_mem_line,
 	.line = { "per-prod-op", "^\\s*Summary:\\s*per-prod-op\\s+(?P<v>[\\d.]+)\\s*(?:\u00b1|\\+-)"
-			       "\\s*[\\d.]+\\s*k/s" },
+			       "\\s*[\\d.]+\\s*k/s", "figure=v", "k/s per-prod-op" },
 	.spellings = (const struct kernel_spelling[]){
 		{ "preallocated", "prealloc", "htab-mem's spelling of --prealloc" }, {} },
 };

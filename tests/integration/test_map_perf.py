@@ -32,7 +32,7 @@ def test_each_test_prints_the_kernels_line_per_task(root, result, flag):
     proc, doc = result("map-perf", str(flag), *QUICK)
     assert proc.returncode == 0, proc.stderr
     assert doc["benchmark"] == bench
-    lines = [m.group("cpu", "name", "v", "what") for m in shaped(proc.stdout, "per-task")]
+    lines = [m.group("cpu", "name", "v", "v_scale") for m in shaped(proc.stdout, "per-task")]
     # a task per online CPU, each pinned to its CPU and labelled by it
     assert [int(cpu) for cpu, *_ in lines] == doc["params"]["prod_cpus"] == \
         list(range(os.cpu_count()))

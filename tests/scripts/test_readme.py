@@ -27,7 +27,8 @@ def test_the_python_side_reads_what_the_rows_declare(tmp_path, monkeypatch):
     path = tmp_path / "contracts.json"
     assert run_bench("--contracts", "--json", path).returncode == 0
     declared = json.loads(path.read_text())
-    assert {n: p.pattern for n, p in contracts.line_shapes().items()} == declared["lines"]
+    assert {n: p.regex.pattern for n, p in contracts.line_shapes().items()} == \
+        {n: d["pattern"] for n, d in declared["lines"].items()}
     kernel_named = [b for b in declared["benchmarks"] if re.match(
         r"(htab-mem|rhtab-mem|bpf-r?hashmap|lpm-trie|map-perf|xdp-lb)-|bpf-nop$", b["benchmark"])]
     assert kernel_named and all(b["kernel_source"] for b in kernel_named)
