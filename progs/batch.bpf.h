@@ -20,7 +20,7 @@
 #ifndef MAPBENCH_BATCH_BPF_H
 #define MAPBENCH_BATCH_BPF_H
 
-#include "tasks.bpf.h"
+#include "threads.bpf.h"
 
 /* Open-coded numeric iterator (kernel >= 6.4); weak so the object still
  * loads on older kernels, which use bpf_loop instead. */
@@ -54,14 +54,6 @@ const volatile bool op_at_run_time;
 /* The syscall producer threads issue; raw_tp sees every syscall (the producers' futex
  * calls when they take turns too) and runs a batch only for this one. */
 const volatile long trigger_syscall;
-/* Producer threads that trigger through syscalls: tid -> producer. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_PRODUCERS);
-	__type(key, __u32);
-	__type(value, __u32);
-} tid2prod SEC(".maps");
-
 /* Keys (or key ids) in the order producers visit them; user space sets the
  * value size, so the value has no BTF type. */
 struct {
@@ -376,19 +368,6 @@ static __always_inline int run_batch(__u32 id, bool use_for)
 	if (id >= MAX_PRODUCERS)
 		return -1;
 	return run_op(id, &ctl[id], &cnt[id], use_for, false);
-}
-
-/* Producer id of the current thread for syscall triggers, or -1. */
-static __always_inline __u32 task_prod_id(void)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	__u32 *id;
-
-	if (!our_task(pid_tgid))
-		return -1;
-	id = bpf_map_lookup_elem(&tid2prod, &tid);
-	return id ? *id : -1;
 }
 
 /* Producer id carried in the first 4 bytes of the test packet. */

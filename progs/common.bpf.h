@@ -86,8 +86,16 @@ static __always_inline void account(struct prod_counters *c, __u64 ops, __u64 ns
 
 static __always_inline void count_errno(struct prod_counters *c, long err)
 {
-	__u32 e = -err;
+#ifdef MB_ALU32
+	/* a 64-bit bound: built for alu32, clang would bound the low half
+	 * alone, and 6.12's verifier loses the upper half's zeros at a 32-bit
+	 * negation */
+	__u64 e = (__u32)-err;
 
+	asm volatile("" : "+r"(e));
+#else
+	__u32 e = -err;
+#endif
 	if (e >= ERRNO_SLOTS)
 		e = ERRNO_SLOTS - 1;
 	c->errs[e]++;

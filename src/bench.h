@@ -56,6 +56,7 @@ enum figure {
 #define ENTRIES_NR (-3)		/* max-entries: as many as nr-entries */
 #define ENTRIES_TWICE_MAX (-4)	/* nr-entries: twice max-entries (a map that must evict) */
 #define PREFIX_ALL (-2)		/* prefix-len: every bit of the key */
+#define BATCH_NR_ENTRIES (-2)	/* batch: nr-entries, a run visits every value */
 
 /* --prefix-len with several lengths: each length's share of an LPM trie's
  * prefixes (they sum to 1), lengths up to 64 bits. */
@@ -112,6 +113,7 @@ struct plan {
 	int prealloc;			/* 1, or 0: BPF_F_NO_PREALLOC */
 	int zero_seed;			/* 1: BPF_F_ZERO_SEED, where the kind has a seed */
 	__u32 extra_map_flags;		/* --map_flags: BPF_F_* bits added to the kind's */
+	int map_extra;			/* --map-extra: the row's map_extra where not given */
 	int keys;			/* enum key_order */
 	long long seed;
 	double zipf;			/* drawn keys: Zipf's exponent, or 0 for uniform */
@@ -175,6 +177,7 @@ struct family {
 	bool packet_driven;	/* its producers' programs run from packets (--trigger nic) */
 	bool takes_all;		/* --all: it measures every map kind */
 	bool slow;		/* an op takes milliseconds: figures in K ops/s and ms/op */
+	bool fixed_batch;	/* a run is the row's batch of ops, never resized (bloom) */
 };
 
 /* A benchmark is its contract: every default and choice of its workload is
@@ -189,6 +192,8 @@ struct bench {
 	const struct family *family;
 	const struct family *target;	/* free benchmarks: whose maps are freed */
 	enum bench_op op;
+	int family_op;			/* what a run does where bench_op cannot say it:
+					 * the family's own (bloom.h's enum bloom_op) */
 	/* Readers and writers of one map: the writers' op (the readers run op);
 	 * MB_OP_NOOP: every producer runs op. */
 	enum bench_op writer_op;
@@ -217,6 +222,8 @@ struct bench {
 	bool task_per_cpu;		/* -p defaults to every online CPU, producer i on CPU i */
 	unsigned int flag;		/* its bit in its group's test mask (--flags) */
 	long count;			/* rounds: events per producer a round (--count) */
+	int map_extra;			/* the map's map_extra (a bloom filter's hash
+					 * functions, --map-extra); 0: the map has none */
 	bool batch_auto;		/* --batch auto unless --batch N is given */
 	const struct lb_scenario *scenario;	/* xdp-lb: its packet and the state it meets */
 };

@@ -166,6 +166,11 @@ static const struct cli_opt opts[] = {
 	  .parse = parse_map_flags, .at = AT(map_flags), .json = "extra_map_flags",
 	  .help = "BPF_F_* bits added to the map kind's, as the kernel\n"
 		  "bench's --map_flags (decimal or 0x hex)" },
+	{ "map-extra", .arg = "N", .kind = KIND_GIVEN_NUM, .at = AT(map_extra),
+	  .min = 0, .max = UINT32_MAX, .json = "map_extra",
+	  .help = "the map's map_extra: a bloom filter's hash functions\n"
+		  "(bloom-*, hashmap-with-bloom; the kernel bench's\n"
+		  "--nr_hash_funcs)" },
 	{ "keys", .arg = "K", .kind = KIND_GIVEN_CHOICE, .at = AT(keys),
 	  .names = NAMES("seq", "random", "counter", "index", "prandom"),	/* enum keys' */
 	  .help = "seq or random (a precomputed permutation) walk a key\n"
@@ -243,23 +248,27 @@ static const struct cli_opt *row_named(const char *name)
 	return NULL;
 }
 
+/* Whether out[0..n) has a spelling of that name (peers share spellings). */
+static bool spelled(const struct spelling *out, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(out[i].s->name, name))
+			return true;
+	return false;
+}
+
 /* Every peer's spellings, once each, in the order of the rows naming them. */
 static int kernel_spellings(struct spelling *out, int max)
 {
-	const struct kernel_bench *seen[32];
-	int n = 0, nr_seen = 0;
+	int n = 0;
 
 	for (int i = 0; i < nr_benches; i++) {
 		const struct kernel_bench *k = benches[i].kernel;
-		bool again = false;
 
-		for (int j = 0; k && j < nr_seen; j++)
-			again |= seen[j] == k;
-		if (!k || again || nr_seen == 32)
-			continue;
-		seen[nr_seen++] = k;
-		for (const struct kernel_spelling *s = k->spellings; s && s->name && n < max; s++)
-			out[n++] = (struct spelling){ s, row_named(s->option) };
+		for (const struct kernel_spelling *s = k ? k->spellings : NULL; s && s->name && n < max;
+		     s++)
+			if (!spelled(out, n, s->name))
+				out[n++] = (struct spelling){ s, row_named(s->option) };
 	}
 	return n;
 }
@@ -380,10 +389,17 @@ void cli_defaults(FILE *f)
 			continue;
 		fprintf(f, "%-29s %-9s %4d %5d %7ld %7ld %7d %2d %-6s %-5s %s\n", p.bench->name,
 			p.map_name, p.key_size, p.value_size, p.max_entries, p.nr_entries,
-			p.bench->walk ? p.batch : 0, p.producers, trigger_name(p.trigger),
+			p.bench->walk || p.bench->family->fixed_batch ? p.batch : 0, p.producers,
+			trigger_name(p.trigger),
 			p.loop == LOOP_AUTO ? "auto" : loop_name(p.loop),
 			p.bench->walk ? p.bench->walk->name : "-");
 	}
+}
+
+/* A row's ops per run, nr-entries' where a run visits every value. */
+static int row_batch(const struct bench *b)
+{
+	return b->batch == BATCH_NR_ENTRIES ? (int)b->nr_entries : b->batch;
 }
 
 void cli_contracts(FILE *f)
@@ -396,7 +412,7 @@ void cli_contracts(FILE *f)
 
 		fprintf(f, "| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", b->name,
 			b->aliases[0] ?: "", b->workload, b->walk ? b->walk->name : "none",
-			trigger_name(b->trigger), loop_name(b->loop), b->batch, d.name, d.unit,
+			trigger_name(b->trigger), loop_name(b->loop), row_batch(b), d.name, d.unit,
 			d.clock);
 	}
 }
@@ -413,7 +429,7 @@ json_t *cli_contracts_json(void)
 			"{s:s, s:s?, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s?, s:s?, s:s?}", "benchmark",
 			b->name, "alias", b->aliases[0], "workload", b->workload,
 			"key_walk", b->walk ? b->walk->name : "none", "trigger", trigger_name(b->trigger),
-			"loop", loop_name(b->loop), "batch", b->batch, "figure", d.name, "unit", d.unit,
+			"loop", loop_name(b->loop), "batch", row_batch(b), "figure", d.name, "unit", d.unit,
 			"clock", d.clock, "kernel_source", b->kernel_source,
 			"kernel_library", b->kernel ? b->kernel->library : NULL,
 			"kernel_line", b->kernel_source ? kernel_line_of(b) : NULL));

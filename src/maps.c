@@ -29,6 +29,8 @@ static const struct map_kind kinds[] = {
 	  "rhtab maps cannot be preallocated (they need BPF_F_NO_PREALLOC): drop --prealloc" },
 	{ "array", "ARRAY", MAP_ARRAY, PREALLOC_ALWAYS,
 	  "array maps are always preallocated: drop --no-prealloc" },
+	{ "bloom_filter", "BLOOM_FILTER", MAP_BLOOM, PREALLOC_ALWAYS,
+	  "bloom filters are always preallocated: drop --no-prealloc" },
 	{ "lpm_trie", "LPM_TRIE", MAP_LPM, PREALLOC_NEVER,
 	  "LPM tries are never preallocated: drop --prealloc" },
 };

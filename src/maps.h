@@ -26,10 +26,11 @@ struct map_kind {
 #define MAP_LPM		(1u << 5)
 #define MAP_LRU_NOCOMMON	(1u << 6)
 #define MAP_ARRAY	(1u << 7)
+#define MAP_BLOOM	(1u << 8)
 #define LRU_MAPS (MAP_LRU | MAP_LRU_PERCPU | MAP_LRU_NOCOMMON)
 #define HASH_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS | MAP_RHTAB)
 /* The kinds with a random hash seed that BPF_F_ZERO_SEED can zero. */
-#define SEEDED_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS)
+#define SEEDED_MAPS (MAP_HTAB | MAP_PERCPU | LRU_MAPS | MAP_BLOOM)
 
 /* The kind called name ('-' and '_' alike), or NULL. */
 const struct map_kind *map_kind_find(const char *name);

@@ -48,7 +48,7 @@ struct options {
 	struct maybe flags;		/* --flags: a group's member by its test bit */
 	struct maybe count;		/* --count: rounds' events per producer */
 	struct maybe trigger, loop, key_size, value_size, max_entries, prefix_len, nr_entries,
-		     prealloc, zero_seed, keys, seed, batch, map_flags, readers, writers,
+		     prealloc, zero_seed, keys, seed, batch, map_flags, map_extra, readers, writers,
 		     batch_times;
 	int argc;
 	char **argv;

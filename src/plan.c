@@ -43,6 +43,12 @@ static int resolve_map(const struct options *given, struct plan *p)
 		return EXIT_USAGE;
 	}
 	p->extra_map_flags = OR(given->map_flags, 0);
+	if (given->map_extra.given && !b->map_extra) {
+		mb_err("--map-extra is the bloom filter's hash functions (bloom-*, hashmap-with-bloom), "
+		       "not %s's", b->name);
+		return EXIT_USAGE;
+	}
+	p->map_extra = OR(given->map_extra, b->map_extra);
 	p->prealloc = p->map->prealloc == PREALLOC_ALWAYS ? 1 :
 		      p->map->prealloc == PREALLOC_NEVER ? 0 : b->prealloc;
 	if (given->prealloc.given && given->prealloc.value != p->prealloc &&
@@ -314,7 +320,8 @@ static int resolve_trigger(const struct options *given, const struct host *host,
 	p->trigger_fallback = !given->trigger.given && b->trigger_fallback ? b->trigger_fallback :
 			      TRIGGER_NONE;
 	p->loop = OR(given->loop, (int)b->loop);
-	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL : b->batch);
+	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL :
+				    b->batch == BATCH_NR_ENTRIES ? (int)p->nr_entries : b->batch);
 	return trigger_plan(p, host);
 }
 
@@ -429,7 +436,7 @@ int plan_resolve(const struct options *given, const struct host *host, struct pl
  * and those a family sizes itself (bpf-nop's loop). */
 static bool batched(const struct bench *b)
 {
-	return b->walk || b->family->set_batch;
+	return b->walk || b->family->set_batch || b->family->fixed_batch;
 }
 
 /* params.prefix_lens: {"24": share, ...}. */
@@ -508,6 +515,8 @@ json_t *plan_json(const struct plan *p)
 		json_object_set_new(o, "hit_ratio", json_real(p->hit_ratio));
 	if (o && p->extra_map_flags)
 		json_object_set_new(o, "extra_map_flags", json_integer(p->extra_map_flags));
+	if (o && p->map_extra)
+		json_object_set_new(o, "map_extra", json_integer(p->map_extra));
 	if (o && p->placement != PLACE_NONE)
 		json_object_set_new(o, "placement", json_string(placement_name(p->placement)));
 	if (o && p->trigger == TRIGGER_NIC)

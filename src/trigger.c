@@ -39,12 +39,16 @@ const char *run_loop_name(const struct run *run)
 	return run->loop ? run->loop : loop_name(run->plan->loop);
 }
 
+/* The trigger's program base_for or base_loop; one whose loop is its own,
+ * whatever the kernel has (bloom's), is base_own. */
 static struct bpf_program *pick(struct bpf_object *obj, const char *base, bool use_for)
 {
-	char name[32];
+	char name[32], own[32];
 
 	snprintf(name, sizeof(name), "%s_%s", base, use_for ? "for" : "loop");
-	return bpf_object__find_program_by_name(obj, name);
+	snprintf(own, sizeof(own), "%s_own", base);
+	return bpf_object__find_program_by_name(obj, name) ?:
+	       bpf_object__find_program_by_name(obj, own);
 }
 
 static const char *fentry_target(void)
@@ -101,7 +105,7 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 
 	memset(t, 0, sizeof(*t));
 	t->kind = run->trigger;
-	t->pairs = run->plan->bench->walk->pairs;
+	t->pairs = run->plan->bench->walk && run->plan->bench->walk->pairs;
 	t->use_for = kernel_has_func("bpf_iter_num_new");
 	if (run->plan->loop == LOOP_FOR && !t->use_for) {
 		mb_err("this kernel (%s) has no open-coded iterators (bpf_iter_num_new): use --loop bpf_loop",
@@ -184,6 +188,14 @@ int trigger_explain_load_error(const struct trigger_state *t, const struct run *
 	mb_err("loading the BPF programs failed: %s%s%s (run with -v for the verifier log)",
 	       strerror(-err), line ? ": " : "", line ? line : "");
 	return EXIT_RUNTIME;
+}
+
+void trigger_fall_back(struct run *run)
+{
+	run_warn(run, "this kernel refuses %s programs, the kernel bench's trigger: %s ran on %s instead",
+		 trigger_name(run->trigger), run->plan->bench->name,
+		 trigger_name(run->plan->trigger_fallback));
+	run->trigger = run->plan->trigger_fallback;
 }
 
 /* The nic program on --iface: refused if the interface has an XDP program

@@ -44,6 +44,9 @@ int trigger_prepare(struct trigger_state *t, struct bpf_object *obj, struct run 
 /* After a failed load: one line saying why and what to do; returns the exit
  * status (or EXIT_FALLBACK, silently). */
 int trigger_explain_load_error(const struct trigger_state *t, const struct run *run, int err);
+/* After EXIT_FALLBACK: the run takes the plan's fallback trigger, and its
+ * warning says so; the family then loads again. */
+void trigger_fall_back(struct run *run);
 int trigger_attach(struct trigger_state *t, struct run *run);
 /* tracefs mounted (mounting it, with a warning, where it is not): syscall
  * tracepoints attach through it. An exit status after a one-line error. */

@@ -181,11 +181,8 @@ static int htab_setup(struct run *run)
 		printf("No memory cgroup to use: charged memory is left out\n");
 	err = open_and_load(st, run);
 	if (err == EXIT_FALLBACK) {
-		run_warn(run, "this kernel refuses %s programs, the kernel bench's trigger: %s ran on %s instead",
-			 trigger_name(run->trigger), run->plan->bench->name,
-			 trigger_name(run->plan->trigger_fallback));
+		trigger_fall_back(run);
 		htab_bpf__destroy(st->skel);
-		run->trigger = run->plan->trigger_fallback;
 		err = open_and_load(st, run);
 	}
 	if (err)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The selftests bench's own lines (bench.c), which every bench of it
- * prints and scripts/mapbench/kernel_log.py reads: the Summary, its hits,
- * the timing library's RESULT line (--machine-readable), the lines of a
- * run, by which a log is told to be the bench's, and the one naming its
- * benchmark; with every peer's line shape and the words that scale a
- * figure, as JSON. */
+ * prints and scripts/mapbench/kernel_log.py reads: the Summary, the timing
+ * library's RESULT line (--machine-readable), the lines of a run, by which
+ * a log is told to be the bench's, and the one naming its benchmark; with
+ * every peer's line shape (the hits line is the bloom benches') and the
+ * words that scale a figure, as JSON. */
 #include "peer.h"
 
 static const struct kernel_line bench_lines[] = {
@@ -15,9 +15,6 @@ static const struct kernel_line bench_lines[] = {
 		     "(?:\u00b1|\\+-)\\s*[\\d.]+\\s*(?P<tput_scale>[MK])\\s*ops/s.*?latency\\s+"
 		     "(?P<lat>[\\d.]+)\\s*(?P<lat_scale>ns|us|ms)/op",
 	  "throughput=tput figure=tput latency=lat", "M ops/s throughput" },
-	/* "Summary: hits 20.5 ± 0.1M/s (20.5M/prod), drops ..." */
-	{ "hits", "^\\s*Summary:\\s*hits\\s+(?P<hits>[\\d.]+)\\s*(?:\u00b1|\\+-)\\s*[\\d.]+\\s*M/s",
-	  "throughput=hits figure=hits", "M/s hits" },
 	{ "result", "^RESULT scenario=(?P<name>\\S+) .*\\bmedian=(?P<median>[\\d.]+) .*"
 		    "\\bp99=(?P<p99>[\\d.]+)",
 	  "figure=median p50=median iqr_median=median iqr_p99=p99", "ns/op median per batch",

@@ -367,6 +367,30 @@ def test_kernel_bench_text_is_read():
     assert kernel_log.looks_like_kernel_log("0:lpm_perf kmalloc 901836 events per sec\n")
 
 
+
+BLOOM_LOG = """\
+Setting up benchmark '{}'...
+Benchmark '{}' started.
+Summary: hits   20.500 ± 0.100M/s ( 20.500M/prod), drops    1.250 ± 0.010M/s, total operations   21.750 ± 0.110M/s
+"""
+
+
+@pytest.mark.parametrize("bench,source,figure,unit", [
+    ("bloom-lookup", "b.log", 20.5, "M/s hits"),
+    ("hashmap-with-bloom", "b.log", 21.75, "M/s total operations"),
+    # quiet (-q): no Setting up line; suite's folder names the configuration
+    (None, "k/bloom,hashmap-without-bloom,nr_entries=10/run-1.log", 21.75, "M/s total operations"),
+    (None, "k/bloom,bloom-update/run-2.log", 20.5, "M/s hits"),
+])
+def test_a_line_two_benches_print_gives_each_its_own_figure(bench, source, figure, unit):
+    """The bloom benches all print hits, drops and total operations; the
+    kernel's script reads hits for bloom-lookup and -update, total operations
+    for the hashmap pair, and so does the reader, by the shape each row
+    declares."""
+    text = BLOOM_LOG.format(bench, bench) if bench else BLOOM_LOG.splitlines()[2]
+    run, = kernel_log.parse_kernel_bench(text, source)
+    assert run.metrics == {"throughput": figure, "figure": figure} and run.unit("figure") == unit
+
 def test_peer_report_sets_the_kernel_bench_beside_mapbench(tmp_path):
     ours, peer = tmp_path / "set", tmp_path / "set-kernel"
     write_set(ours / "overwrite", "htab-mem-overwrite", [62.0, 64.0, 63.0],

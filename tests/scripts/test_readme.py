@@ -30,7 +30,8 @@ def test_the_python_side_reads_what_the_rows_declare(tmp_path, monkeypatch):
     assert {n: p.regex.pattern for n, p in contracts.line_shapes().items()} == \
         {n: d["pattern"] for n, d in declared["lines"].items()}
     kernel_named = [b for b in declared["benchmarks"] if re.match(
-        r"(htab-mem|rhtab-mem|bpf-r?hashmap|lpm-trie|map-perf|xdp-lb)-|bpf-nop$", b["benchmark"])]
+        r"(htab-mem|rhtab-mem|bpf-r?hashmap|lpm-trie|map-perf|xdp-lb|bloom)-|bpf-nop$|"
+        r"hashmap-with(out)?-bloom$", b["benchmark"])]
     assert kernel_named and all(b["kernel_source"] for b in kernel_named)
     wanted = peer.selftests_benches()
     assert wanted["bench_htab_mem"] is None and wanted["bench_xdp_lb"] == "bench_bpf_timing"
