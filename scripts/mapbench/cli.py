@@ -84,12 +84,17 @@ def run(main, argv, name):
     return _exit_status(main, argv, outermost=True)
 
 
+def script_name(command):
+    """scripts/NAME of mapbench.commands.COMMAND (kernel_bench: kernel-bench)."""
+    return command.replace("_", "-")
+
+
 def call(command, argv):
     """Another of our tools, run in this process as its script would run
     it: the exit status of mapbench.commands.COMMAND's main(argv), its
     errors one line under its own name. A Ctrl-C is the caller's to handle."""
     global prog
-    caller, prog = prog, command.replace("_", "-")
+    caller, prog = prog, script_name(command)
     try:
         return _exit_status(lambda a: importlib.import_module(f"mapbench.commands.{command}")
                             .main(a), argv, outermost=False)

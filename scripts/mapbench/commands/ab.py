@@ -67,7 +67,7 @@ def step(title, command, argv, printed=None):
     scripts/COMMAND's; its exit status, for the caller to act on. With
     printed (a StringIO), what the tool prints goes there instead."""
     argv = [str(a) for a in argv]
-    print(f"\n== {title}\n$ {shlex.join([str(SCRIPTS / command.replace('_', '-')), *argv])}",
+    print(f"\n== {title}\n$ {shlex.join([str(SCRIPTS / cli.script_name(command)), *argv])}",
           flush=True)
     with contextlib.redirect_stdout(printed) if printed else contextlib.nullcontext():
         return cli.call(command, argv)
@@ -192,7 +192,8 @@ def default_label(patches, series=None):
 
 
 def parse_args(argv):
-    """ab's options, checked before anything is built: (args, the label, a series?)."""
+    """ab's options, checked before anything is built: (args, the label's
+    folder of results, a series?)."""
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, type=Path,
                     help="kernel tree, source tarball or Debian package (linux-source-6.12)")
@@ -250,7 +251,7 @@ def parse_args(argv):
     vmrun_command.check_lab_options(ap, args)
     if args.engine == "lava":       # before any build: a lab that cannot take the jobs says so
         lab_engine.preflight(args)
-    return args, label, series
+    return args, set_dir, series
 
 
 @dataclass
@@ -262,12 +263,12 @@ class Kernel:
     patches: list
 
 
-def planned_kernels(args, label, series):
+def planned_kernels(args, set_dir, series):
     """The kernels to build and boot, base first: one "before" build per
     source, reused (a no-op rebuild) by later ab runs, then the patched
     one, or one per step of a series."""
     kernels = ROOT / "build" / "kernel" / re.sub(r"\.tar(\.\w+)?$", "", args.src.resolve().name)
-    set_dir = RESULTS / label
+    label = set_dir.name
     planned = [Kernel(kernels / "before", set_dir / "before", [])]
     if series:
         planned += [Kernel(kernels / f"{label}-{i}", set_dir / f"{i}-{p.stem}", args.patch[:i])
@@ -301,10 +302,10 @@ def boot_kernels(args, planned):
     return boot_until_mde(args, vmrun_argv(args, images, sets, 1), [sets[0], sets[-1]])
 
 
-def write_reports(args, planned, label, series):
+def write_reports(args, planned, set_dir, series):
     """compare, report, the per-patch table and the cover letter, each
     printed and the last three saved in the label's folder."""
-    set_dir = RESULTS / label
+    shown = set_dir.relative_to(ROOT)
     sets = [k.results for k in planned]
     pair = [sets[0], sets[-1]]
     step("compare", "compare", pair)
@@ -318,11 +319,11 @@ def write_reports(args, planned, label, series):
         text = table + "\n" + (f"Regressed within the series: {'; '.join(regressed)}\n"
                                if regressed else "No step of the series regressed.\n")
         (set_dir / "series.txt").write_text(text)
-        print(f"\n== per-patch table (results/{label}/series.txt)\n{text}", end="")
+        print(f"\n== per-patch table ({shown}/series.txt)\n{text}", end="")
     if (letter := cover_letter(pair, args.policy)):
         letter += f"\n\nPer patch, each against the kernel before it:\n{text}" if text else "\n"
         (set_dir / "cover-letter.txt").write_text(letter)
-        print(f"\n== cover letter (results/{label}/cover-letter.txt)\n{letter}", end="")
+        print(f"\n== cover letter ({shown}/cover-letter.txt)\n{letter}", end="")
 
 
 def gate_pair(args, pair):
@@ -344,17 +345,16 @@ def gate_pair(args, pair):
 
 
 def main(argv=None):
-    args, label, series = parse_args(argv)
+    args, set_dir, series = parse_args(argv)
     start = time.monotonic()
     if not args.patch:
         print("No --patch: an A/A run (two builds of the same tree); the gate should pass.")
-    planned = planned_kernels(args, label, series)
+    planned = planned_kernels(args, set_dir, series)
     status = build_kernels(args, planned, series) or boot_kernels(args, planned)
     if status:
         return status
-    write_reports(args, planned, label, series)
+    write_reports(args, planned, set_dir, series)
     status, said = gate_pair(args, [planned[0].results, planned[-1].results])
-    set_dir = RESULTS / label
     print(f"\nab: {said} after {fmt_time(time.monotonic() - start)}; "
           f"results in {set_dir.relative_to(ROOT)}/, report in "
           f"{(set_dir / 'report.txt').relative_to(ROOT)}")
