@@ -225,12 +225,11 @@ def test_files_are_named_by_boot_and_run_whichever_finishes_first(tmp_path):
     assert len(set(names.values())) == len(names)
     # the round stored in a result is its N
     assert rounds[(0, "0:r1", 1)] == 7 and rounds[(1, "0:r0", 0)] == 1
-    payload = json.dumps({"environment": {}}).encode()
     vm = {"boot_of_kernel": 2}
-    doc = plan.store(1, "0:r1", payload, vm)
+    doc = plan.store(1, "0:r1", {"environment": {}}, vm)
     assert doc["environment"]["round"] == 4 and not doc["environment"]["vm"]["warmup"]
     assert json.loads((b / "cfg" / "run-4.json").read_text())["environment"]["round"] == 4
-    assert plan.store(1, "0:w0", payload, vm)["environment"]["round"] is None
+    assert plan.store(1, "0:w0", {"environment": {}}, vm)["environment"]["round"] is None
 
 
 def test_the_host_clock_boots_one_guest_at_a_time():

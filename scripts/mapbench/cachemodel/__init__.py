@@ -18,10 +18,11 @@ costed here. One loop, a module a step:
 scripts/vmrun --model NAME drives the loop (guest/ builds the plugin's
 arguments and reads the counts back); docs/vm.org is its manual.
 """
-from .counts import PER_OP, Symbols, block, profile, read_sites, read_windows
+from .counts import PER_OP, Symbols, block, profile, read_sites, read_windows, run_block
 from .machines import (BASE, COST_ONLY, COST_TERMS, DEFAULT, MECHANISMS, OPT_IN, PLUGIN,
                        Branch, Machine, Overlap, Prefetch, Tlb, as_recorded, named)
 
-__all__ = ["PER_OP", "Symbols", "block", "profile", "read_sites", "read_windows", "BASE",
+__all__ = ["PER_OP", "Symbols", "block", "profile", "read_sites", "read_windows", "run_block",
+           "BASE",
            "COST_ONLY", "COST_TERMS", "DEFAULT", "MECHANISMS", "OPT_IN", "PLUGIN", "Branch",
            "Machine", "Overlap", "Prefetch", "Tlb", "as_recorded", "named"]

@@ -89,6 +89,16 @@ def profile(machine, sites, symbols, ops):
     return rows
 
 
+def run_block(machine, lines, doc, symbols=None):
+    """Run doc's "model" block from the plugin's lines of that run: block(),
+    and with the guest's symbols its profile per function."""
+    found = block(machine, read_windows(lines), doc["samples"])
+    if symbols and found and found["ops"]:
+        found["profile"] = profile(machine, read_sites(lines),
+                                   symbols.with_programs(doc.get("programs")), found["ops"])
+    return found
+
+
 def block(machine, windows, samples):
     """A result's "model" block: every window's counts beside its sample, and
     per op over the measured samples, every vCPU: of the work the bench's

@@ -133,8 +133,11 @@ class Console:
             text = peer_figure_text(log, str(path)) or \
                 f"exit {rc} ({(log.strip() or 'no output').splitlines()[-1][:100]})"
         elif name in got:
-            doc = plan.store(self.k, name, got[name], self.vm,
-                             counts.new_lines() if counts else (), self.symbols)
+            doc = json.loads(got[name])
+            counted = counts.new_lines() if counts else ()
+            if plan.machine and doc.get("samples") is not None:
+                doc["model"] = cachemodel.run_block(plan.machine, counted, doc, self.symbols)
+            doc = plan.store(self.k, name, doc, self.vm)
             self.stored.add(name)
             text = results.figure_text(doc)
         text += " [icount]" if plan.clock == "icount" else ""

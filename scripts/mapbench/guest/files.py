@@ -59,17 +59,10 @@ class Plan:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"{stem}-{n}{suffix}", n
 
-    def store(self, k, name, payload, vm, counted=(), symbols=None):
-        """Write one guest result as results/LABEL/CONFIG/{run,warmup}-N.json,
-        with the cache model's block from the plugin's lines of the run."""
-        doc = json.loads(payload)
-        if self.machine and doc.get("samples") is not None:
-            doc["model"] = cachemodel.block(self.machine, cachemodel.read_windows(counted),
-                                            doc["samples"])
-            if symbols and doc["model"] and doc["model"]["ops"]:
-                doc["model"]["profile"] = cachemodel.profile(
-                    self.machine, cachemodel.read_sites(counted),
-                    symbols.with_programs(doc.get("programs")), doc["model"]["ops"])
+    def store(self, k, name, doc, vm):
+        """Write one guest result (doc, the guest's with the cache model's
+        block where there is one) as results/LABEL/CONFIG/{run,warmup}-N.json,
+        with where and when it ran."""
         warmup = name.split(":")[1].startswith("w")
         path, n = self.path(k, name, vm["boot_of_kernel"] - 1)
         doc["environment"]["label"] = self.label_dir(k).name
