@@ -235,6 +235,12 @@ struct figure_desc {
 	double scale;
 };
 struct figure_desc figure_of(const struct bench *b);
+/* A row's operations per run, given the prefilled keys: nr_entries where
+ * a run visits every value (BATCH_NR_ENTRIES), else the row's batch. */
+static inline long row_batch(const struct bench *b, long nr_entries)
+{
+	return b->batch == BATCH_NR_ENTRIES ? nr_entries : b->batch;
+}
 /* "lookup", "update", ...: what an op does to each key, for output lines. */
 const char *bench_op_name(enum bench_op op);
 

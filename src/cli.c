@@ -396,12 +396,6 @@ void cli_defaults(FILE *f)
 	}
 }
 
-/* A row's ops per run, nr-entries' where a run visits every value. */
-static int row_batch(const struct bench *b)
-{
-	return b->batch == BATCH_NR_ENTRIES ? (int)b->nr_entries : b->batch;
-}
-
 void cli_contracts(FILE *f)
 {
 	fprintf(f, "| benchmark | alias | workload | key walk | trigger | loop | batch | figure | unit | clock |\n");
@@ -412,7 +406,8 @@ void cli_contracts(FILE *f)
 
 		fprintf(f, "| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", b->name,
 			b->aliases[0] ?: "", b->workload, b->walk ? b->walk->name : "none",
-			trigger_name(b->trigger), loop_name(b->loop), row_batch(b), d.name, d.unit,
+			trigger_name(b->trigger), loop_name(b->loop), (int)row_batch(b, b->nr_entries),
+			d.name, d.unit,
 			d.clock);
 	}
 }
@@ -429,7 +424,8 @@ json_t *cli_contracts_json(void)
 			"{s:s, s:s?, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s?, s:s?, s:s?}", "benchmark",
 			b->name, "alias", b->aliases[0], "workload", b->workload,
 			"key_walk", b->walk ? b->walk->name : "none", "trigger", trigger_name(b->trigger),
-			"loop", loop_name(b->loop), "batch", row_batch(b), "figure", d.name, "unit", d.unit,
+			"loop", loop_name(b->loop), "batch", (int)row_batch(b, b->nr_entries), "figure",
+			d.name, "unit", d.unit,
 			"clock", d.clock, "kernel_source", b->kernel_source,
 			"kernel_library", b->kernel ? b->kernel->library : NULL,
 			"kernel_line", b->kernel_source ? kernel_line_of(b) : NULL));

@@ -321,7 +321,7 @@ static int resolve_trigger(const struct options *given, const struct host *host,
 			      TRIGGER_NONE;
 	p->loop = OR(given->loop, (int)b->loop);
 	p->batch = OR(given->batch, p->trigger == TRIGGER_NIC ? UNROLL :
-				    b->batch == BATCH_NR_ENTRIES ? (int)p->nr_entries : b->batch);
+				    (int)row_batch(b, p->nr_entries));
 	return trigger_plan(p, host);
 }
 

@@ -53,8 +53,7 @@ static int bloom_check(const struct plan *plan)
 		       plan->map_extra);
 		return EXIT_USAGE;
 	}
-	if (plan->batch != (plan->bench->batch == BATCH_NR_ENTRIES ? plan->nr_entries :
-			    plan->bench->batch)) {
+	if (plan->batch != row_batch(plan->bench, plan->nr_entries)) {
 		if (plan->bench->batch == BATCH_NR_ENTRIES)
 			mb_err("%s's run is the kernel's, a walk of every value: drop --batch",
 			       plan->bench->name);
