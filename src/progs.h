@@ -3,6 +3,7 @@
 #define MAPBENCH_PROGS_H
 #include "batches.h"
 #include "bench.h"
+#include "keys.h"
 #include "trigger.h"
 
 /* What every producer family's skeleton has (progs/batch.bpf.h): the run

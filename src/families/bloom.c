@@ -13,15 +13,14 @@
 #include <bpf/libbpf.h>
 #include "bloom.h"
 #include "bloom.skel.h"
-#include "counters.h"
 #include "maps.h"
-#include "trigger.h"
+#include "progs.h"
 
 #define BLOOM_MAX_HASHES 15	/* the kernel's: map_extra's low 4 bits */
 
 struct bloom_state {
+	struct progs progs;	/* first: the progs_* callbacks find its trigger and counters */
 	struct bloom_bpf *skel;
-	struct trigger_state trig;
 };
 
 /* Each value is a hashmap key too (the kernel ties the two sizes), and
@@ -109,11 +108,11 @@ static int open_and_load(struct bloom_state *st, struct run *run)
 	st->skel->rodata->use_bloom = filtered;
 	st->skel->rodata->bench_tgid = getpid();
 	st->skel->bss->value_size = plan->value_size;
-	err = trigger_prepare(&st->trig, st->skel->obj, run);
+	err = trigger_prepare(&st->progs.trig, st->skel->obj, run);
 	if (err)
 		return err;
 	err = bloom_bpf__load(st->skel);
-	return err ? trigger_explain_load_error(&st->trig, run, err) : EXIT_OK;
+	return err ? trigger_explain_load_error(&st->progs.trig, run, err) : EXIT_OK;
 }
 
 /* The row's maps filled from --seed (the kernel's from getrandom; seeded, two
@@ -180,29 +179,9 @@ static int bloom_setup(struct run *run)
 	      fill(st, run->plan);
 	if (err)
 		return err;
+	st->progs.cnt = st->skel->bss->cnt;
 	memset(st->skel->bss->cnt, 0, sizeof(st->skel->bss->cnt));
-	return trigger_attach(&st->trig, run);
-}
-
-static int bloom_thread_init(struct run *run, int prod)
-{
-	struct bloom_state *st = run->priv;
-
-	return trigger_thread_init(&st->trig, prod);
-}
-
-static int bloom_run(struct run *run, int prod)
-{
-	struct bloom_state *st = run->priv;
-
-	return trigger_fire(&st->trig, prod);
-}
-
-static void bloom_measure(struct run *run, struct prod_counters *out)
-{
-	struct bloom_state *st = run->priv;
-
-	counters_snapshot(st->skel->bss->cnt, run->plan->producers, out);
+	return trigger_attach(&st->progs.trig, run);
 }
 
 static void bloom_teardown(struct run *run)
@@ -211,7 +190,7 @@ static void bloom_teardown(struct run *run)
 
 	if (!st)
 		return;
-	trigger_detach(&st->trig);
+	progs_stop(&st->progs);
 	bloom_bpf__destroy(st->skel);
 	free(st);
 	run->priv = NULL;
@@ -221,9 +200,9 @@ const struct family bloom_family = {
 	.name = "bloom",
 	.check = bloom_check,
 	.setup = bloom_setup,
-	.run = bloom_run,
-	.measure = bloom_measure,
+	.run = progs_run,
+	.measure = progs_measure,
 	.teardown = bloom_teardown,
-	.thread_init = bloom_thread_init,
+	.thread_init = progs_thread_init,
 	.fixed_batch = true,
 };
